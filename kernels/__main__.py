@@ -1,0 +1,150 @@
+"""Command line: python -m kernels {list,check,bench,record,sass} [--help]."""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+
+from kernels import registry
+from kernels.errors import CompileError, GPUUnavailableError, KernelInputError
+
+
+def _kernel_names(selected: list[str] | None) -> list[str]:
+    names = selected or list(registry.KERNELS)
+    for n in names:
+        registry.get(n)
+    return names
+
+
+def cmd_list(args) -> int:
+    print(f"{'kernel':<31} {'lvl':>3} {'variant':<19} {'block':>7} {'tile':>9} {'smem B':>7} {'rules':<12} 설명")
+    for s in registry.KERNELS.values():
+        rules = ("float4" if s.vec4 else "any shape") + (", cp.async" if s.async_copy else "")
+        print(f"{s.name:<31} {s.level:>3} {s.variant:<19} {s.block[0]}x{s.block[1]:>4} "
+              f"{s.tile[0]}x{s.tile[1]:>5} {s.static_smem:>7} {rules:<12} {s.title_ko}")
+    return 0
+
+
+def random_shapes(count: int, vec4: bool, seed: int) -> list[tuple[int, int, int]]:
+    """Random shapes up to 600 per side; multiples of 4 for N and K where float4 requires it."""
+    rng = random.Random(seed)
+    shapes = []
+    for _ in range(count):
+        M, N, K = (rng.randint(1, 600) for _ in range(3))
+        if vec4:
+            N, K = 4 * max(1, N // 4), 4 * max(1, K // 4)
+        shapes.append((M, N, K))
+    return shapes
+
+
+def cmd_check(args) -> int:
+    from kernels import check
+
+    failures = 0
+    total = 0
+    for name in _kernel_names(args.kernel):
+        spec = registry.get(name)
+        cases = [(s, 1.0, 0.0) for s in check.awkward_shapes(spec)]
+        cases += [(s, 1.0, 0.0) for s in random_shapes(args.random, spec.vec4, args.seed)]
+        cases += [((96, 128, 64), a, b) for a, b in check.ALPHA_BETA_CASES]
+        worst = 0.0
+        bad = []
+        for i, ((M, N, K), alpha, beta) in enumerate(cases):
+            r = check.check(name, M, N, K, alpha, beta, seed=args.seed + i)
+            total += 1
+            worst = max(worst, r.rel_error if r.rel_error == r.rel_error else float("inf"))
+            if not r.ok:
+                bad.append(r)
+        failures += len(bad)
+        status = "OK " if not bad else "FAIL"
+        print(f"{status} {name:<31} {len(cases):>4} cases  worst rel.err {worst:.2e}")
+        for r in bad[:5]:
+            print(f"      {r.M}x{r.N}x{r.K} alpha={r.alpha} beta={r.beta}: rel.err={r.rel_error:.2e} non-finite={r.non_finite}")
+    print(f"{total - failures} passed, {failures} failed")
+    return 1 if failures else 0
+
+
+def cmd_bench(args) -> int:
+    from kernels import bench, compiler
+
+    names = _kernel_names(args.kernel)
+    sizes = args.size or [1024, 2048, 4096]
+    rows = bench.bench(names, sizes, warmup=args.warmup, reps=args.reps, show_progress=not args.no_progress)
+    print(bench.format_table(rows))
+    print(f"\ncompiled modules in this process: {compiler.compile_count}")
+    return 0
+
+
+def cmd_record(args) -> int:
+    from kernels import bench, record
+
+    result = record.record(reps=args.reps)
+    print(bench.format_table(result["rows"]))
+    print(f"\nwrote {record.BENCH_FILE} ({result['device']}, {result['date']}); "
+          f"copy bandwidth {result['bandwidth_gbs']:.0f} GB/s")
+    return 0
+
+
+def cmd_sass(args) -> int:
+    from kernels import sass
+
+    names = _kernel_names(args.kernel)
+    print(f"{'kernel':<31} {'arch':<6} {'regs':>4} {'smem':>6} {'local':>5} {'FFMA':>5} {'LDG.128':>7} {'LDG.32':>6} "
+          f"{'LDGSTS':>6} {'LDS widths':<26} spills")
+    for arch in args.arch:
+        for name in names:
+            s = sass.summarize(name, arch)
+            widths = ", ".join(f"{w}b:{n}" for w, n in sorted(s.lds_widths.items()))
+            print(f"{name:<31} {arch:<6} {s.registers:>4} {s.smem_static:>6} {s.local_bytes:>5} {s.ffma:>5} "
+                  f"{s.ldg_128:>7} {s.ldg_32:>6} {s.ldgsts:>6} {widths:<26} {s.spills}")
+            if args.show:
+                print(sass.excerpt(name, arch, limit=args.show))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m kernels",
+                                description="강좌의 SGEMM 커널: 목록, 검증, 벤치마크, 기록, SASS (course SGEMM kernels)")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    sub.add_parser("list", help="커널 목록과 실행 형태 (list kernels; no GPU needed)").set_defaults(func=cmd_list)
+
+    c = sub.add_parser("check", help="cuBLAS와 비교 검증 (check against cuBLAS; GPU)")
+    c.add_argument("--kernel", action="append", help="커널 이름 (반복 가능; 기본: 전부)")
+    c.add_argument("--random", type=int, default=20, help="커널마다 무작위 크기 개수 (default 20)")
+    c.add_argument("--seed", type=int, default=0)
+    c.set_defaults(func=cmd_check)
+
+    b = sub.add_parser("bench", help="cuBLAS 대비 성능 측정 (benchmark; GPU)")
+    b.add_argument("--kernel", action="append", help="커널 이름 (반복 가능; 기본: 전부)")
+    b.add_argument("--size", type=int, action="append", help="정사각 크기 n (반복 가능; 기본 1024 2048 4096)")
+    b.add_argument("--reps", type=int, default=20, help="측정 반복 횟수 (default 20)")
+    b.add_argument("--warmup", type=int, default=3)
+    b.add_argument("--no-progress", action="store_true", help="진행 막대 끄기")
+    b.set_defaults(func=cmd_bench)
+
+    r = sub.add_parser("record", help="전체 결과를 book/data/benchmarks.json에 기록 (record results; GPU)")
+    r.add_argument("--reps", type=int, default=20)
+    r.set_defaults(func=cmd_record)
+
+    s = sub.add_parser("sass", help="SASS 요약 (SASS summary; no GPU needed)")
+    s.add_argument("--kernel", action="append", help="커널 이름 (반복 가능; 기본: 전부)")
+    s.add_argument("--arch", action="append", help="아키텍처 (반복 가능; 기본 sm_80, sm_90)")
+    s.add_argument("--show", type=int, default=0, metavar="N", help="핵심 명령어 N줄 보기")
+    s.set_defaults(func=cmd_sass)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if getattr(args, "arch", None) is None and args.command == "sass":
+        args.arch = ["sm_80", "sm_90"]
+    try:
+        return args.func(args)
+    except (KernelInputError, GPUUnavailableError, CompileError) as exc:
+        print(f"오류(error): {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,162 @@
+"""Timing the kernels against cuBLAS on the same device, in the same run.
+
+Each measurement: a warm-up, then `reps` launches each bracketed by CUDA events; we keep the
+median (robust to the odd slow launch), min and max. Derived metrics:
+  GFLOP/s  = 2MNK / t
+  GB/s     = minimum bytes (A, B read once, C written once) / t
+  % peak   = GFLOP/s over SMs x FP32 lanes x clock x 2 of this device
+  % cuBLAS = cuBLAS median time / kernel median time, both measured here
+"""
+from __future__ import annotations
+
+import statistics
+from dataclasses import asdict, dataclass, field
+from typing import Iterable
+
+from kernels import check, compiler, launch, registry
+from kernels.device import info
+
+
+@dataclass
+class Timing:
+    median_ms: float
+    min_ms: float
+    max_ms: float
+    reps: int
+
+    @classmethod
+    def of(cls, samples: list[float]) -> "Timing":
+        return cls(statistics.median(samples), min(samples), max(samples), len(samples))
+
+
+@dataclass
+class BenchRow:
+    kernel: str
+    level: int | None
+    variant: str
+    M: int
+    N: int
+    K: int
+    median_ms: float
+    min_ms: float
+    max_ms: float
+    reps: int
+    gflops: float
+    gbs: float
+    pct_peak: float | None
+    pct_cublas: float | None
+    rel_error: float | None
+    registers: int | None = None
+    smem_static: int | None = None
+    smem_dynamic: int | None = None
+    local_bytes: int | None = None
+    extra: dict = field(default_factory=dict)
+
+    def as_row(self) -> dict:
+        row = asdict(self)
+        row.pop("extra")
+        row.update(self.extra)
+        return row
+
+
+def time_callable(fn, warmup: int, reps: int) -> Timing:
+    """Median/min/max milliseconds of `fn()` measured with CUDA events around each call."""
+    import cupy
+
+    for _ in range(warmup):
+        fn()
+    cupy.cuda.get_current_stream().synchronize()
+    start, end = cupy.cuda.Event(), cupy.cuda.Event()
+    samples = []
+    for _ in range(reps):
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        samples.append(cupy.cuda.get_elapsed_time(start, end))
+    return Timing.of(samples)
+
+
+def _row(name, spec, M, N, K, t: Timing, peak, cublas_ms, rel_error, res) -> BenchRow:
+    flops = registry.flops(M, N, K)
+    gflops = flops / (t.median_ms * 1e6)
+    return BenchRow(
+        kernel=name, level=spec.level if spec else None, variant=spec.variant if spec else "cuBLAS SGEMM (FP32)",
+        M=M, N=N, K=K, median_ms=t.median_ms, min_ms=t.min_ms, max_ms=t.max_ms, reps=t.reps,
+        gflops=gflops, gbs=registry.min_bytes(M, N, K) / (t.median_ms * 1e6),
+        pct_peak=100 * gflops / peak if peak else None,
+        pct_cublas=100 * cublas_ms / t.median_ms if cublas_ms else None,
+        rel_error=rel_error, **(res or {}),
+    )
+
+
+def bench_size(names: Iterable[str], M: int, N: int, K: int, warmup: int = 3, reps: int = 20,
+               seed: int = 0, progress=None) -> list[BenchRow]:
+    """cuBLAS first, then each kernel at one size; every kernel is also checked at that size."""
+    import cupy
+
+    peak = info()["peak_gflops"]
+    A = check.random_matrix(M, K, seed)
+    B = check.random_matrix(K, N, seed + 1)
+    C = cupy.empty((M, N), dtype=cupy.float32)
+    check._require_tf32_off()
+    cublas_t = time_callable(lambda: cupy.matmul(A, B, out=C), warmup, reps)
+    rows = [_row("cublas", None, M, N, K, cublas_t, peak, cublas_t.median_ms, 0.0, None)]
+    ref = cupy.matmul(A, B)
+    for name in names:
+        spec = registry.get(name)
+        kernel, grid, block, kargs, _ = launch.prepare(name, A, B, C)
+        C.fill(cupy.nan)   # poison: every element must be written by this kernel
+        kernel(grid, block, kargs)
+        rel_error, _, non_finite = check.compare(C, ref)
+        if non_finite:
+            rel_error = float("nan")
+        t = time_callable(lambda: kernel(grid, block, kargs), warmup, reps)
+        rows.append(_row(name, spec, M, N, K, t, peak, cublas_t.median_ms, rel_error, compiler.resources(name)))
+        if progress is not None:
+            progress.update(1)
+    return rows
+
+
+def bench(names: Iterable[str], sizes: Iterable[int | tuple[int, int, int]], warmup: int = 3, reps: int = 20,
+          show_progress: bool = True) -> list[BenchRow]:
+    """Benchmark kernels at square sizes (n) or (M, N, K) triples, with a progress bar."""
+    names = list(names)
+    shapes = [s if isinstance(s, tuple) else (s, s, s) for s in sizes]
+    for n in names:
+        registry.get(n)   # fail fast on a typo, before any GPU work
+    bar = _progress(len(names) * len(shapes), show_progress)
+    rows: list[BenchRow] = []
+    try:
+        for M, N, K in shapes:
+            if bar is not None:
+                bar.set_description(f"{M}×{N}×{K}")
+            rows += bench_size(names, M, N, K, warmup, reps, progress=bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    return rows
+
+
+def _progress(total: int, show: bool):
+    if not show:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, unit="kernel", leave=False)
+
+
+def format_table(rows: list[BenchRow | dict]) -> str:
+    """A plain-text table a learner can read at a glance."""
+    dicts = [r.as_row() if isinstance(r, BenchRow) else r for r in rows]
+    head = f"{'kernel':<31} {'M×N×K':>16} {'median ms':>10} {'GFLOP/s':>10} {'GB/s':>8} {'%peak':>6} {'%cuBLAS':>8} {'rel.err':>9} {'regs':>5}"
+    lines = [head, "-" * len(head)]
+    for r in dicts:
+        shape = f"{r['M']}×{r['N']}×{r['K']}"
+        pct_peak = f"{r['pct_peak']:.1f}" if r.get("pct_peak") is not None else "-"
+        pct_cublas = f"{r['pct_cublas']:.1f}" if r.get("pct_cublas") is not None else "-"
+        err = f"{r['rel_error']:.1e}" if r.get("rel_error") is not None else "-"
+        regs = str(r["registers"]) if r.get("registers") is not None else "-"
+        lines.append(f"{r['kernel']:<31} {shape:>16} {r['median_ms']:>10.3f} {r['gflops']:>10.0f} {r['gbs']:>8.0f} "
+                     f"{pct_peak:>6} {pct_cublas:>8} {err:>9} {regs:>5}")
+    return "\n".join(lines)

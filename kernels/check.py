@@ -1,0 +1,118 @@
+"""Correctness against cuBLAS: random inputs, poisoned outputs, awkward shapes, alpha/beta mixes."""
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass
+
+from kernels import launch, registry
+
+# TF32 must stay off for the reference: cuBLAS SGEMM then computes in FP32 like our kernels.
+os.environ.setdefault("CUPY_TF32", "0")
+
+# Relative Frobenius error allowed between a course kernel and cuBLAS. Both sum in FP32 in
+# different orders; for K up to 8192 the observed difference is ~1e-7, so 1e-5 leaves headroom
+# while a single dropped k-term per output (relative size ~1/sqrt(K)) still fails.
+REL_TOLERANCE = 1e-5
+
+
+@dataclass
+class CheckResult:
+    kernel: str
+    M: int
+    N: int
+    K: int
+    alpha: float
+    beta: float
+    rel_error: float
+    max_abs_error: float
+    non_finite: int
+    ok: bool
+
+    def as_row(self) -> dict:
+        return asdict(self)
+
+
+def _require_tf32_off() -> None:
+    if os.environ.get("CUPY_TF32", "0") == "1":
+        raise RuntimeError("CUPY_TF32=1이면 cuBLAS가 TF32로 계산합니다. FP32 비교를 위해 CUPY_TF32=0으로 실행하세요.")
+
+
+def random_matrix(rows: int, cols: int, seed: int, ld_pad: int = 0):
+    """Uniform(-1, 1) float32 values (never zeros); with ld_pad > 0 a view into a wider buffer."""
+    import cupy
+
+    rng = cupy.random.default_rng(seed)
+    full = rng.uniform(-1.0, 1.0, size=(rows, cols + ld_pad), dtype=cupy.float32)
+    return full[:, :cols] if ld_pad else full
+
+
+def reference(A, B, C0, alpha: float, beta: float):
+    """cuBLAS result in FP32 (TF32 off): alpha * A @ B + beta * C0."""
+    import cupy
+
+    _require_tf32_off()
+    out = cupy.matmul(A, B)
+    if alpha != 1.0:
+        out *= cupy.float32(alpha)
+    if beta != 0.0:
+        out += cupy.float32(beta) * C0
+    return out
+
+
+def compare(C, ref) -> tuple[float, float, int]:
+    """Relative Frobenius error, max absolute error, and the number of NaN/Inf outputs."""
+    import cupy
+
+    diff = C.astype(cupy.float64) - ref.astype(cupy.float64)
+    non_finite = int((~cupy.isfinite(C)).sum())
+    ref_norm = float(cupy.linalg.norm(ref.astype(cupy.float64)))
+    err = float(cupy.linalg.norm(diff)) / ref_norm if ref_norm else float(cupy.linalg.norm(diff))
+    max_abs = float(cupy.abs(diff).max())
+    return err, max_abs, non_finite
+
+
+def check(name: str, M: int, N: int, K: int, alpha: float = 1.0, beta: float = 0.0,
+          seed: int = 0, ld_pad: int = 0) -> CheckResult:
+    """Run one kernel on fresh random inputs and compare with cuBLAS.
+
+    With beta == 0, C is filled with NaN first: BLAS says C is not read then, so any NaN left in
+    the result is an element the kernel never wrote (or a read it should not have made).
+    """
+    import cupy
+
+    A = random_matrix(M, K, seed, ld_pad)
+    B = random_matrix(K, N, seed + 1, ld_pad)
+    if beta == 0.0:
+        C0 = None
+        C = cupy.full((M, N + ld_pad), cupy.nan, dtype=cupy.float32)[:, :N] if ld_pad else \
+            cupy.full((M, N), cupy.nan, dtype=cupy.float32)
+    else:
+        C0 = random_matrix(M, N, seed + 2, ld_pad)
+        C = C0.copy() if not ld_pad else _padded_copy(C0, ld_pad)
+    ref = reference(A, B, C0, alpha, beta)
+    launch.run(name, A, B, C, alpha=alpha, beta=beta)
+    cupy.cuda.get_current_stream().synchronize()
+    err, max_abs, non_finite = compare(C, ref)
+    ok = non_finite == 0 and err <= REL_TOLERANCE
+    return CheckResult(name, M, N, K, float(alpha), float(beta), err, max_abs, non_finite, ok)
+
+
+def _padded_copy(X, ld_pad: int):
+    import cupy
+
+    buf = cupy.full((X.shape[0], X.shape[1] + ld_pad), cupy.nan, dtype=cupy.float32)
+    view = buf[:, :X.shape[1]]
+    view[...] = X
+    return view
+
+
+def awkward_shapes(spec: registry.KernelSpec) -> list[tuple[int, int, int]]:
+    """Shapes that break every tile size: 1, primes, and non-multiples of 16/64/128 and of BK."""
+    if spec.vec4:   # K and N must be multiples of 4 for the float4 paths; M is free
+        return [(1, 4, 4), (3, 8, 4), (17, 36, 12), (131, 132, 68), (129, 260, 20), (255, 124, 1028),
+                (1, 516, 8), (500, 4, 4)]
+    return [(1, 1, 1), (2, 3, 5), (7, 13, 11), (17, 31, 19), (127, 129, 131), (1, 257, 3), (251, 1, 97),
+            (33, 65, 1)]
+
+
+ALPHA_BETA_CASES = [(1.0, 0.0), (0.5, 0.0), (1.0, 1.0), (-1.5, 0.25), (0.0, 2.0)]

@@ -1,0 +1,82 @@
+"""Recording benchmark results with their provenance, for readers without a GPU.
+
+`python -m kernels record` runs every kernel at the recorded sizes on the current GPU and writes
+book/data/benchmarks.json: the rows of kernels.bench plus who/what/when produced them.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+from kernels import bench, registry
+from kernels.device import info, today
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DATA_DIR = REPO_ROOT / "book" / "data"
+BENCH_FILE = DATA_DIR / "benchmarks.json"
+RECORD_SIZES = (1024, 2048, 4096)
+
+
+def git_commit() -> str | None:
+    """The commit the sources came from (COURSE_GIT_COMMIT wins: copies without .git set it)."""
+    if os.environ.get("COURSE_GIT_COMMIT"):
+        return os.environ["COURSE_GIT_COMMIT"]
+    try:
+        out = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
+        return out.stdout.strip() or None
+    except Exception:
+        return None
+
+
+def copy_bandwidth_gbs(nbytes: int = 1 << 30, reps: int = 10) -> float:
+    """Device-to-device copy rate, counting bytes read plus bytes written (a practical DRAM ceiling)."""
+    import cupy
+
+    src = cupy.ones(nbytes // 4, dtype=cupy.float32)
+    dst = cupy.empty_like(src)
+    t = bench.time_callable(lambda: dst.__setitem__(Ellipsis, src), warmup=2, reps=reps)
+    return 2 * nbytes / (t.median_ms * 1e6)
+
+
+def provenance(command: str | None = None) -> dict:
+    dev = info()
+    return {
+        "device": dev["device"],
+        "compute_capability": dev["compute_capability"],
+        "driver": dev["driver"],
+        "cuda_driver_api": dev["cuda_driver"],
+        "cuda_runtime": dev["cuda_runtime"],
+        "cupy": dev["cupy"],
+        "date": today(),
+        "command": command or " ".join(shlex.quote(a) for a in ["python", "-m", "kernels", *sys.argv[1:]]),
+        "git_commit": git_commit(),
+        "sm_count": dev["sm_count"],
+        "clock_mhz": dev["clock_mhz"],
+        "clock_source": dev["clock_source"],
+        "fp32_lanes_per_sm": dev["fp32_lanes_per_sm"],
+        "peak_gflops": dev["peak_gflops"],
+        "tf32": "off (CUPY_TF32=0)",
+        "timing": "median of CUDA-event timings after warm-up",
+    }
+
+
+def record(path: Path = BENCH_FILE, sizes=RECORD_SIZES, reps: int = 20, command: str | None = None) -> dict:
+    rows = bench.bench(list(registry.KERNELS), sizes, reps=reps)
+    result = provenance(command)
+    result["bandwidth_gbs"] = copy_bandwidth_gbs()
+    result["bandwidth_method"] = "device-to-device copy of 1 GiB, (read + written bytes) / median time"
+    result["rows"] = [r.as_row() for r in rows]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return result
+
+
+def load(path: Path = BENCH_FILE) -> dict | None:
+    """The recorded results, or None when no file has been recorded yet."""
+    if not path.exists():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))

@@ -1,0 +1,157 @@
+"""Every kernel of the course, described once: where it lives, how it is launched, what it needs.
+
+The launcher, the correctness harness, the benchmark, the SASS inspection and the book all
+read this table; nothing else in the package knows a kernel's launch shape.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+KERNEL_DIR_NAME = "kernels"
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    """One compiled entry point and everything needed to launch it correctly."""
+
+    name: str                      # extern "C" entry name, also the registry key
+    file: str                      # .cu file under kernels/
+    level: int                     # course level 0..5
+    variant: str                   # short variant label
+    title_ko: str                  # Korean description for tables
+    block: tuple[int, int]         # (blockDim.x, blockDim.y)
+    tile: tuple[int, int]          # (rows of C, columns of C) covered by one block
+    grid_rows_from_x: bool = False # True when blockIdx.x walks the rows of C (strided mapping)
+    vec4: bool = False             # float4 paths: K, N, lda, ldb, ldc multiples of 4, 16-B pointers
+    async_copy: bool = False       # uses cp.async when compute capability >= 8.0
+    static_smem: int = 0           # bytes of static shared memory (checked against ptxas)
+    chapter: int = 4               # module (chapter) that teaches it
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def threads(self) -> int:
+        return self.block[0] * self.block[1]
+
+    def grid(self, M: int, N: int) -> tuple[int, int, int]:
+        """Grid shape for an M x N output."""
+        rows, cols = self.tile
+        if self.grid_rows_from_x:
+            return (_cdiv(M, rows), _cdiv(N, cols), 1)
+        return (_cdiv(N, cols), _cdiv(M, rows), 1)
+
+
+MIN_CC_ASYNC = (8, 0)   # cp.async needs Ampere or newer; below it the fallback path runs
+
+_RB_TILE = (128, 128)
+_FLOAT = 4
+
+KERNELS: dict[str, KernelSpec] = {}
+
+
+def _add(spec: KernelSpec) -> None:
+    if spec.name in KERNELS:
+        raise ValueError(f"duplicate kernel {spec.name}")
+    KERNELS[spec.name] = spec
+
+
+_add(KernelSpec("sgemm_naive", "sgemm_naive.cu", 0, "naive",
+                "한 스레드가 C 원소 하나(naive)", (16, 16), (16, 16), chapter=4))
+_add(KernelSpec("sgemm_naive_strided", "sgemm_naive.cu", 0, "strided",
+                "threadIdx.x가 행을 고르는 반례(strided)", (16, 16), (16, 16),
+                grid_rows_from_x=True, chapter=5))
+_add(KernelSpec("sgemm_coalesced", "sgemm_coalesced.cu", 1, "float4",
+                "1×4 스트립 + float4 로드(coalesced)", (16, 16), (16, 64), vec4=True, chapter=5))
+_add(KernelSpec("sgemm_tiled", "sgemm_tiled.cu", 2, "basic",
+                "16×16 공유 메모리 타일(tiled)", (16, 16), (16, 16),
+                static_smem=2 * 16 * 16 * _FLOAT, chapter=6))
+_add(KernelSpec("sgemm_tiled_padded", "sgemm_tiled.cu", 2, "padded",
+                "타일 +1 패딩(padded)", (16, 16), (16, 16),
+                static_smem=2 * 16 * 17 * _FLOAT, chapter=6))
+_add(KernelSpec("sgemm_tiled_ptx", "sgemm_tiled.cu", 2, "ptx-fma",
+                "인라인 PTX fma.rn.f32", (16, 16), (16, 16),
+                static_smem=2 * 16 * 16 * _FLOAT, chapter=6))
+_add(KernelSpec("sgemm_tiled_colwalk", "sgemm_tiled.cu", 2, "column-walk",
+                "워프가 As의 열을 읽는 배치(뱅크 충돌)", (16, 16), (16, 16),
+                static_smem=2 * 16 * 16 * _FLOAT, chapter=6))
+_add(KernelSpec("sgemm_tiled_colwalk_padded", "sgemm_tiled.cu", 2, "column-walk-padded",
+                "열 읽기 배치 + 패딩(충돌 제거)", (16, 16), (16, 16),
+                static_smem=2 * 16 * 17 * _FLOAT, chapter=6))
+_add(KernelSpec("sgemm_register_blocking", "sgemm_register_blocking.cu", 3, "basic",
+                "128×128 블록, 8×8 레지스터 타일", (16, 16), _RB_TILE, vec4=True,
+                static_smem=2 * 8 * 128 * _FLOAT, chapter=7))
+_add(KernelSpec("sgemm_register_blocking_padded", "sgemm_register_blocking.cu", 3, "padded-ptx",
+                "+1 패딩 + PTX FMA(반례)", (16, 16), _RB_TILE, vec4=True,
+                static_smem=2 * 8 * 129 * _FLOAT, chapter=7))
+_add(KernelSpec("sgemm_double_buffer", "sgemm_double_buffer.cu", 4, "double-buffer",
+                "더블 버퍼링(레지스터 프리페치)", (16, 16), _RB_TILE, vec4=True,
+                static_smem=2 * 2 * 8 * 128 * _FLOAT, chapter=8))
+_add(KernelSpec("sgemm_async_copy", "sgemm_async_copy.cu", 5, "cp.async-4B",
+                "cp.async.ca 4바이트, 3단계", (16, 16), _RB_TILE, vec4=True, async_copy=True,
+                static_smem=3 * 2 * 8 * 128 * _FLOAT, chapter=9))
+_add(KernelSpec("sgemm_async_copy_vec", "sgemm_async_copy.cu", 5, "cp.async-16B",
+                "cp.async.cg 16바이트, 3단계", (16, 16), _RB_TILE, vec4=True, async_copy=True,
+                static_smem=3 * 2 * 8 * 128 * _FLOAT, chapter=9))
+
+# The kernel that stands for each level in level-to-level comparisons.
+LEVEL_REPRESENTATIVE = {
+    0: "sgemm_naive",
+    1: "sgemm_coalesced",
+    2: "sgemm_tiled",
+    3: "sgemm_register_blocking",
+    4: "sgemm_double_buffer",
+    5: "sgemm_async_copy_vec",
+}
+
+STATIC_SMEM_LIMIT = 48 * 1024
+
+
+def get(name: str) -> KernelSpec:
+    """Look a kernel up by name, with a helpful error listing the known names."""
+    from kernels.errors import KernelInputError
+
+    try:
+        return KERNELS[name]
+    except KeyError:
+        known = ", ".join(KERNELS)
+        raise KernelInputError(
+            f"알 수 없는 커널 이름(kernel name)입니다: {name!r}. 사용할 수 있는 이름: {known}"
+        ) from None
+
+
+def files() -> list[str]:
+    """The .cu files, in level order."""
+    seen: list[str] = []
+    for spec in sorted(KERNELS.values(), key=lambda s: s.level):
+        if spec.file not in seen:
+            seen.append(spec.file)
+    return seen
+
+
+def by_level(level: int) -> list[KernelSpec]:
+    return [s for s in KERNELS.values() if s.level == level]
+
+
+def flops(M: int, N: int, K: int) -> float:
+    """Floating-point operations of one SGEMM: one multiply and one add per (i, j, k)."""
+    return 2.0 * M * N * K
+
+
+def min_bytes(M: int, N: int, K: int, beta_nonzero: bool = False) -> float:
+    """Fewest bytes any SGEMM must move: read A and B once, write C once (and read it if beta != 0)."""
+    c_passes = 2 if beta_nonzero else 1
+    return 4.0 * (M * K + K * N + c_passes * M * N)
+
+
+def compulsory_intensity(M: int, N: int, K: int) -> float:
+    """Arithmetic intensity with compulsory traffic only (FLOP per byte)."""
+    return flops(M, N, K) / min_bytes(M, N, K)
+
+
+__all__ = [
+    "KernelSpec", "KERNELS", "LEVEL_REPRESENTATIVE", "MIN_CC_ASYNC", "STATIC_SMEM_LIMIT",
+    "get", "files", "by_level", "flops", "min_bytes", "compulsory_intensity",
+]
