@@ -59,6 +59,9 @@ class BenchRow:
         return row
 
 
+RESOURCE_FIELDS = ("registers", "smem_static", "smem_dynamic", "local_bytes")
+
+
 def time_callable(fn, warmup: int, reps: int) -> Timing:
     """Median/min/max milliseconds of `fn()` measured with CUDA events around each call."""
     import cupy
@@ -112,7 +115,8 @@ def bench_size(names: Iterable[str], M: int, N: int, K: int, warmup: int = 3, re
         if non_finite:
             rel_error = float("nan")
         t = time_callable(lambda: kernel(grid, block, kargs), warmup, reps)
-        rows.append(_row(name, spec, M, N, K, t, peak, cublas_t.median_ms, rel_error, compiler.resources(name)))
+        res = {k: v for k, v in compiler.resources(name).items() if k in RESOURCE_FIELDS}
+        rows.append(_row(name, spec, M, N, K, t, peak, cublas_t.median_ms, rel_error, res))
         if progress is not None:
             progress.update(1)
     return rows

@@ -77,14 +77,14 @@ __device__ __forceinline__ void load4(const float* p, float* r)
 // {tx*4 + j, 64 + tx*4 + j}: splitting the 8 x 8 micro-tile into two halves makes the
 // 16 threads of a half-warp read 16 consecutive float4 of Bs (no bank conflict) while
 // the two ty values of a warp read only two float4 of As (a broadcast).
-template <int PITCH_A, int PITCH_B, bool USE_PTX>
+template <int PITCH_A, int PITCH_B, bool USE_PTX, int KSTEPS = rb::BK>
 __device__ __forceinline__ void micro_kernel_tile(const float* As, const float* Bs,
                                                   float (&acc)[rb::TM][rb::TN], int tx, int ty)
 {
     constexpr bool A_ALIGNED = (PITCH_A % 4) == 0;
     constexpr bool B_ALIGNED = (PITCH_B % 4) == 0;
 #pragma unroll
-    for (int k = 0; k < rb::BK; ++k) {
+    for (int k = 0; k < KSTEPS; ++k) {
         float a[rb::TM], b[rb::TN];
         load4<A_ALIGNED>(As + k * PITCH_A + ty * 4, a);                // rows ty*4 .. +3
         load4<A_ALIGNED>(As + k * PITCH_A + rb::HALF + ty * 4, a + 4); // rows 64+ty*4 .. +3

@@ -1,0 +1,125 @@
+"""What a chapter's "run it" cell needs: live results on a GPU, recorded ones without, plotted.
+
+    from kernels.book import measure_or_recorded, show_results
+    results = measure_or_recorded(["sgemm_naive"], sizes=[1024, 2048, 4096])
+    show_results(results, title="Level 0")
+
+On a GPU the kernels are checked against cuBLAS and timed live (with a progress bar). Without one,
+the rows come from book/data/benchmarks.json and every table and figure says so, with the device,
+driver, CuPy version, date and command that produced them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kernels import record, registry
+from kernels.device import gpu_available
+
+
+@dataclass
+class Results:
+    rows: list[dict]
+    live: bool
+    provenance: dict
+
+    def label(self) -> str:
+        p = self.provenance
+        if self.live:
+            return (f"이 컴퓨터에서 방금 측정한 결과 (live): {p.get('device')}, CuPy {p.get('cupy')}, "
+                    f"CUDA 런타임 {p.get('cuda_runtime')}, {p.get('date')}")
+        return (f"기록된 결과 (recorded): {p.get('device')}, 드라이버 {p.get('driver')}, CUDA 런타임 "
+                f"{p.get('cuda_runtime')}, CuPy {p.get('cupy')}, {str(p.get('date'))[:10]}, "
+                f"명령 `{p.get('command')}`, 커밋 {str(p.get('git_commit'))[:10]}")
+
+    def for_kernel(self, kernel: str) -> list[dict]:
+        return [r for r in self.rows if r["kernel"] == kernel]
+
+    def at(self, kernel: str, n: int) -> dict | None:
+        return next((r for r in self.rows if r["kernel"] == kernel and r["M"] == r["N"] == r["K"] == n), None)
+
+
+def recorded(path=None) -> Results | None:
+    data = record.load(path) if path else record.load()
+    if data is None:
+        return None
+    provenance = {k: v for k, v in data.items() if k != "rows"}
+    return Results(data["rows"], False, provenance)
+
+
+def measure_or_recorded(kernels: list[str], sizes=(1024, 2048, 4096), reps: int = 10,
+                        force_recorded: bool = False) -> Results:
+    """Live measurement on a GPU; otherwise the recorded rows of the same kernels and sizes."""
+    for name in kernels:
+        registry.get(name)
+    if gpu_available() and not force_recorded:
+        from kernels import bench
+
+        rows = [r.as_row() for r in bench.bench(kernels, sizes, reps=reps)]
+        return Results(rows, True, record.provenance("(live, in this notebook)"))
+    data = recorded()
+    if data is None:
+        raise FileNotFoundError("GPU도 없고 기록된 결과(book/data/benchmarks.json)도 없습니다.")
+    wanted = set(kernels) | {"cublas"}
+    sizes = set(sizes)
+    rows = [r for r in data.rows if r["kernel"] in wanted and r["M"] in sizes and r["M"] == r["N"] == r["K"]]
+    return Results(rows, False, data.provenance)
+
+
+def _fmt(value, digits=0, suffix=""):
+    if value is None:
+        return "-"
+    return f"{value:,.{digits}f}{suffix}"
+
+
+def table_rows(results: Results) -> list[dict]:
+    out = []
+    for r in results.rows:
+        out.append({
+            "kernel": r["kernel"], "size": f"{r['M']}³" if r["M"] == r["N"] == r["K"] else f"{r['M']}×{r['N']}×{r['K']}",
+            "ms": _fmt(r["median_ms"], 3), "range": f"{r['min_ms']:.3f}–{r['max_ms']:.3f}",
+            "gflops": _fmt(r["gflops"]), "gbs": _fmt(r["gbs"]), "peak": _fmt(r.get("pct_peak"), 1, "%"),
+            "cublas": _fmt(r.get("pct_cublas"), 1, "%"),
+            "err": "-" if r.get("rel_error") is None else f"{r['rel_error']:.1e}",
+            "regs": r.get("registers") if r.get("registers") is not None else "-",
+        })
+    return out
+
+
+TABLE_COLUMNS = [("kernel", "커널"), ("size", "크기"), ("ms", "중앙값 ms"), ("range", "최소–최대 ms"),
+                 ("gflops", "GFLOP/s"), ("gbs", "GB/s"), ("peak", "FP32 최대 대비"), ("cublas", "cuBLAS 대비"),
+                 ("err", "상대 오차"), ("regs", "레지스터")]
+
+
+def figure(results: Results, title: str):
+    """GFLOP/s by size (bars) for each kernel, with % of cuBLAS in the hover and on a second panel."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    kernels = list(dict.fromkeys(r["kernel"] for r in results.rows))
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("처리량 (GFLOP/s)", "cuBLAS 대비 (%)"),
+                        horizontal_spacing=0.12)
+    for name in kernels:
+        rows = sorted(results.for_kernel(name), key=lambda r: r["M"])
+        x = [f"{r['M']}³" for r in rows]
+        hover = [f"{name}<br>{r['M']}³: {r['median_ms']:.3f} ms, {r['gflops']:,.0f} GFLOP/s, "
+                 f"cuBLAS 대비 {r['pct_cublas']:.1f}%" for r in rows]
+        fig.add_trace(go.Bar(name=name, x=x, y=[r["gflops"] for r in rows], hovertext=hover,
+                             hoverinfo="text", legendgroup=name), row=1, col=1)
+        if name != "cublas":
+            fig.add_trace(go.Bar(name=name, x=x, y=[r["pct_cublas"] for r in rows], hovertext=hover,
+                                 hoverinfo="text", legendgroup=name, showlegend=False), row=1, col=2)
+    source = "실시간 측정" if results.live else f"기록된 결과, {results.provenance.get('device')}"
+    fig.update_layout(title=f"{title} ({source})", barmode="group", height=420,
+                      legend=dict(orientation="h", y=-0.18), margin=dict(t=70, b=40, l=50, r=20))
+    fig.update_yaxes(title_text="GFLOP/s", row=1, col=1)
+    fig.update_yaxes(title_text="% of cuBLAS", row=1, col=2)
+    return fig
+
+
+def show_results(results: Results, title: str, caption: str = ""):
+    """The label (live or recorded, with provenance), the table, and the figure."""
+    from course.display import note, show, table
+
+    note(results.label(), kind="live" if results.live else "recorded")
+    table(table_rows(results), TABLE_COLUMNS, caption)
+    show(figure(results, title))

@@ -1,0 +1,130 @@
+"""Record Nsight Compute profiles of every course kernel (and the figures module 10 reads).
+
+    python tools/profile_levels.py [--size 4096] [--out book/data/profiles.json]
+
+For each registry kernel it runs `ncu --clock-control none` on tools/ncu_one.py (two launches,
+the second is profiled) and keeps the metrics below, with the provenance of the run. If ncu is not
+permitted on a machine (ERR_NVGPUCTRPERM), the script says so and writes nothing.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from kernels import record, registry  # noqa: E402
+
+STALLS = {  # Nsight Compute's names -> metric suffix
+    "Long Scoreboard": "long_scoreboard", "Barrier": "barrier", "Wait": "wait",
+    "Math Pipe Throttle": "math_pipe_throttle", "MIO Throttle": "mio_throttle",
+    "Short Scoreboard": "short_scoreboard", "LG Throttle": "lg_throttle", "Not Selected": "not_selected",
+    "Selected": "selected", "Dispatch Stall": "dispatch_stall", "No Instruction": "no_instruction",
+    "Branch Resolving": "branch_resolving", "Membar": "membar", "Drain": "drain", "Misc": "misc",
+    "Sleeping": "sleeping", "Tex Throttle": "tex_throttle", "IMC Miss": "imc_miss",
+}
+STALL_METRIC = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
+
+METRICS = {
+    "sm_pct": "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "mem_pct": "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+    "dram_pct": "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    "achieved_occupancy_pct": "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "theoretical_occupancy_pct": "sm__maximum_warps_per_active_cycle_pct",
+    "registers": "launch__registers_per_thread",
+    "smem_static": "launch__shared_mem_per_block_static",
+    "duration_ns": "gpu__time_duration.sum",
+    "dram_read_bytes": "dram__bytes_read.sum",
+    "dram_write_bytes": "dram__bytes_write.sum",
+    "global_ld_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "global_ld_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "ldgsts_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum",
+    "ldgsts_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum",
+    "global_st_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "global_st_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    "smem_ld_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "smem_st_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "smem_ld_instructions": "smsp__inst_executed_op_shared_ld.sum",
+    "smem_st_instructions": "smsp__inst_executed_op_shared_st.sum",
+    "smem_ld_bank_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "smem_st_bank_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    "instructions": "smsp__inst_executed.sum",
+    "ffma_instructions": "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+    "issue_active_pct": "sm__inst_issued.avg.pct_of_peak_sustained_active",
+}
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def profile(name: str, size: int) -> dict:
+    metrics = list(METRICS.values()) + [STALL_METRIC.format(s) for s in STALLS.values()]
+    cmd = ["ncu", "--clock-control", "none", "--kernel-name", name, "--launch-skip", "1", "--launch-count", "1",
+           "--csv", "--page", "raw", "--metrics", ",".join(metrics),
+           sys.executable, os.path.join(os.path.dirname(__file__), "ncu_one.py"), name, str(size)]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    text = done.stdout
+    if "ERR_NVGPUCTRPERM" in text + done.stderr:
+        raise PermissionError("ncu: 성능 카운터 접근 권한이 없습니다 (ERR_NVGPUCTRPERM)")
+    lines = [ln for ln in text.splitlines() if ln.startswith('"')]
+    rows = list(csv.reader(io.StringIO("\n".join(lines))))
+    if len(rows) < 3:
+        raise RuntimeError(f"ncu gave no data for {name}:\n{text[-2000:]}\n{done.stderr[-2000:]}")
+    header, values = rows[0], rows[2]   # rows[1] holds the units
+    raw = dict(zip(header, values))
+    out = {"kernel": name, "level": registry.get(name).level, "variant": registry.get(name).variant,
+           "M": size, "N": size, "K": size}
+    for key, metric in METRICS.items():
+        out[key] = _number(raw.get(metric, ""))
+    out["stalls"] = {label: _number(raw.get(STALL_METRIC.format(suffix), "")) for label, suffix in STALLS.items()}
+    out["duration_ms"] = out["duration_ns"] / 1e6 if out["duration_ns"] else None
+    out["dram_bytes"] = (out["dram_read_bytes"] or 0) + (out["dram_write_bytes"] or 0)
+    ld_sectors = (out["global_ld_sectors"] or 0) + (out["ldgsts_sectors"] or 0)
+    ld_requests = (out["global_ld_requests"] or 0) + (out["ldgsts_requests"] or 0)
+    out["sectors_per_request"] = ld_sectors / ld_requests if ld_requests else None
+    for op in ("ld", "st"):
+        inst = out[f"smem_{op}_instructions"]
+        out[f"smem_{op}_wavefronts_per_instruction"] = out[f"smem_{op}_wavefronts"] / inst if inst else None
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--size", type=int, default=4096)
+    ap.add_argument("--out", default=str(record.DATA_DIR / "profiles.json"))
+    ap.add_argument("--kernel", action="append")
+    args = ap.parse_args()
+    if not shutil.which("ncu"):
+        print("ncu(Nsight Compute)가 PATH에 없습니다.", file=sys.stderr)
+        return 2
+    kernels = []
+    for name in args.kernel or list(registry.KERNELS):
+        row = profile(name, args.size)
+        kernels.append(row)
+        top = sorted(((v or 0, k) for k, v in row["stalls"].items()), reverse=True)[:3]
+        print(f"{name:<31} {row['duration_ms']:8.3f} ms SM {row['sm_pct']:5.1f}% mem {row['mem_pct']:5.1f}% "
+              f"occ {row['achieved_occupancy_pct']:5.1f}% sec/req {row['sectors_per_request'] or 0:5.2f} "
+              f"top stalls {', '.join(f'{k} {v:.2f}' for v, k in top)}", flush=True)
+    result = record.provenance(f"python tools/profile_levels.py --size {args.size}")
+    result["tool"] = subprocess.run(["ncu", "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
+    result["ncu_options"] = "--clock-control none --launch-skip 1 --launch-count 1"
+    result["stall_unit"] = "average warps stalled per issue-active cycle (smsp__average_warps_issue_stalled_*_per_issue_active.ratio)"
+    result["kernels"] = kernels
+    with open(args.out, "w", encoding="utf-8") as fh:
+        json.dump(result, fh, indent=1, ensure_ascii=False)
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
