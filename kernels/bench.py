@@ -5,7 +5,7 @@ median (robust to the odd slow launch), min and max. Derived metrics:
   GFLOP/s  = 2MNK / t
   GB/s     = minimum bytes (A, B read once, C written once) / t
   % peak   = GFLOP/s over SMs x FP32 lanes x clock x 2 of this device
-  % cuBLAS = cuBLAS median time / kernel median time, both measured here
+  % cuBLAS = cuBLAS median time / kernel median time, measured in alternation (same conditions)
 """
 from __future__ import annotations
 
@@ -93,19 +93,48 @@ def _row(name, spec, M, N, K, t: Timing, peak, cublas_ms, rel_error, res) -> Ben
     )
 
 
+def interleaved_timings(first, second, warmup: int, reps: int) -> tuple[Timing, Timing]:
+    """Time two callables in alternation (first, second, first, ...).
+
+    A GPU's clock drifts with temperature and power; alternating the two measurements exposes
+    both to the same conditions, so their ratio (here: % of cuBLAS) stays meaningful.
+    """
+    import cupy
+
+    for _ in range(warmup):
+        first()
+        second()
+    cupy.cuda.get_current_stream().synchronize()
+    start, end = cupy.cuda.Event(), cupy.cuda.Event()
+    samples: tuple[list[float], list[float]] = ([], [])
+    for _ in range(reps):
+        for fn, out in ((first, samples[0]), (second, samples[1])):
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            out.append(cupy.cuda.get_elapsed_time(start, end))
+    return Timing.of(samples[0]), Timing.of(samples[1])
+
+
 def bench_size(names: Iterable[str], M: int, N: int, K: int, warmup: int = 3, reps: int = 20,
                seed: int = 0, progress=None) -> list[BenchRow]:
-    """cuBLAS first, then each kernel at one size; every kernel is also checked at that size."""
+    """Each kernel at one size, timed in alternation with cuBLAS, and checked against it first."""
     import cupy
 
     peak = info()["peak_gflops"]
     A = check.random_matrix(M, K, seed)
     B = check.random_matrix(K, N, seed + 1)
     C = cupy.empty((M, N), dtype=cupy.float32)
+    C_ref = cupy.empty((M, N), dtype=cupy.float32)
     check._require_tf32_off()
-    cublas_t = time_callable(lambda: cupy.matmul(A, B, out=C), warmup, reps)
-    rows = [_row("cublas", None, M, N, K, cublas_t, peak, cublas_t.median_ms, 0.0, None)]
+
+    def cublas():
+        cupy.matmul(A, B, out=C_ref)
+
     ref = cupy.matmul(A, B)
+    rows: list[BenchRow] = []
+    cublas_samples: list[float] = []
     for name in names:
         spec = registry.get(name)
         kernel, grid, block, kargs, _ = launch.prepare(name, A, B, C)
@@ -114,11 +143,16 @@ def bench_size(names: Iterable[str], M: int, N: int, K: int, warmup: int = 3, re
         rel_error, _, non_finite = check.compare(C, ref)
         if non_finite:
             rel_error = float("nan")
-        t = time_callable(lambda: kernel(grid, block, kargs), warmup, reps)
+        t_cublas, t = interleaved_timings(cublas, lambda: kernel(grid, block, kargs), warmup, reps)
+        cublas_samples.append(t_cublas.median_ms)
         res = {k: v for k, v in compiler.resources(name).items() if k in RESOURCE_FIELDS}
-        rows.append(_row(name, spec, M, N, K, t, peak, cublas_t.median_ms, rel_error, res))
+        rows.append(_row(name, spec, M, N, K, t, peak, t_cublas.median_ms, rel_error, res))
         if progress is not None:
             progress.update(1)
+    if cublas_samples:   # one cuBLAS row per size: the median of the medians measured beside each kernel
+        median = statistics.median(cublas_samples)
+        t = Timing(median, min(cublas_samples), max(cublas_samples), len(cublas_samples))
+        rows.insert(0, _row("cublas", None, M, N, K, t, peak, median, 0.0, None))
     return rows
 
 

@@ -64,9 +64,37 @@ def provenance(command: str | None = None) -> dict:
     }
 
 
+def spin_up(seconds: float = 3.0, n: int = 4096) -> None:
+    """Keep the GPU busy for a few seconds so that its clocks have left their idle state."""
+    import time
+
+    import cupy
+
+    a = cupy.ones((n, n), dtype=cupy.float32)
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        cupy.matmul(a, a)
+        cupy.cuda.get_current_stream().synchronize()
+
+
+def gpu_state() -> str | None:
+    """SM clock, temperature, power and active clock-limit reasons (bitmask), as nvidia-smi reports them."""
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm,temperature.gpu,power.draw,"
+                              "clocks_event_reasons.active", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=20)
+        return out.stdout.strip().splitlines()[0]
+    except Exception:
+        return None
+
+
 def record(path: Path = BENCH_FILE, sizes=RECORD_SIZES, reps: int = 20, command: str | None = None) -> dict:
+    spin_up()
+    state_before = gpu_state()
     rows = bench.bench(list(registry.KERNELS), sizes, reps=reps)
     result = provenance(command)
+    result["gpu_state"] = {"columns": "SM clock, temperature, power, clock-limit reasons (nvidia-smi)",
+                           "before": state_before, "after": gpu_state()}
     result["bandwidth_gbs"] = copy_bandwidth_gbs()
     result["bandwidth_method"] = "device-to-device copy of 1 GiB, (read + written bytes) / median time"
     result["rows"] = [r.as_row() for r in rows]

@@ -1,0 +1,484 @@
+"""Question banks: one YAML file per module (``course/banks/mNN.yaml``), schema in SCHEMA.md.
+
+``load_bank(6)`` reads and validates ``m06.yaml`` into frozen dataclasses; every schema
+violation is collected and raised together as :class:`BankError`, one Korean line per
+problem naming the file, the question id and the field. ``student_view`` strips every
+answer (for forms handed to students), ``answer_key`` keeps only the answers, and
+``site_payload`` is what the static site's quiz.js receives (it grades in the browser,
+so it needs the key).
+
+The banks folder is ``course/banks`` unless ``banks_dir`` or the environment variable
+``SGEMM_COURSE_BANKS`` names another one (tests use ``tests/fixtures/banks``).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+__all__ = [
+    "BLOOM_LEVELS",
+    "QUESTION_TYPES",
+    "Bank",
+    "BankError",
+    "Blank",
+    "Choice",
+    "NumericAnswer",
+    "Question",
+    "answer_key",
+    "available_modules",
+    "bank_path",
+    "banks_dir",
+    "blank_ids_in_code",
+    "expected_question_count",
+    "load_all_banks",
+    "load_bank",
+    "load_bank_file",
+    "question_from_dict",
+    "site_payload",
+    "student_view",
+    "validate_bank_data",
+]
+
+BANKS_ENV = "SGEMM_COURSE_BANKS"
+QUESTION_TYPES = ("single", "multiple", "numeric", "code", "free")
+BLOOM_LEVELS = ("기억", "이해", "적용", "분석", "평가", "창조")
+MODULE_RANGE = range(4, 11)
+BLANK_PATTERN = re.compile(r"___\(([A-Za-z0-9_-]+)\)___")
+ID_PATTERN = re.compile(r"^m(\d{2})-q(\d{2})$")
+
+COMMON_FIELDS = {"id", "type", "bloom", "section", "prompt", "explanation"}
+TYPE_FIELDS = {
+    "single": {"choices"},
+    "multiple": {"choices"},
+    "numeric": {"answer"},
+    "code": {"code", "blanks"},
+    "free": {"model_answer", "rubric"},
+}
+TOP_FIELDS = {"module", "title", "checkpoint", "questions"}
+
+
+class BankError(ValueError):
+    """A bank file breaks the schema. ``problems`` holds one Korean line per violation."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = list(problems)
+        super().__init__("\n".join(self.problems))
+
+
+@dataclass(frozen=True)
+class Choice:
+    id: str
+    text: str
+    correct: bool
+
+
+@dataclass(frozen=True)
+class NumericAnswer:
+    value: float
+    tolerance: float
+    unit: str
+
+
+@dataclass(frozen=True)
+class Blank:
+    id: str
+    accept: tuple
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    type: str
+    bloom: str
+    section: str
+    prompt: str
+    explanation: str
+    choices: tuple = ()
+    answer: NumericAnswer | None = None
+    code: str | None = None
+    blanks: tuple = ()
+    model_answer: str | None = None
+    rubric: tuple = ()
+
+    @property
+    def correct_choice_ids(self) -> tuple:
+        return tuple(c.id for c in self.choices if c.correct)
+
+    @property
+    def auto_graded(self) -> bool:
+        return self.type != "free"
+
+
+@dataclass(frozen=True)
+class Bank:
+    module: int
+    title: str
+    checkpoint: bool
+    questions: tuple
+    source: str
+    digest: str          # SHA-256 of the bank's canonical JSON; written into submissions
+
+    @property
+    def ids(self) -> tuple:
+        return tuple(q.id for q in self.questions)
+
+    def question(self, qid: str) -> Question:
+        for q in self.questions:
+            if q.id == qid:
+                return q
+        raise KeyError(qid)
+
+
+def expected_question_count(module: int) -> int:
+    """8 questions per module, 10 for the final checkpoint (module 9)."""
+    return 10 if module == 9 else 8
+
+
+def banks_dir(directory: str | os.PathLike | None = None) -> Path:
+    if directory is not None:
+        return Path(directory)
+    env = os.environ.get(BANKS_ENV)
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parent / "banks"
+
+
+def bank_path(module: int, directory: str | os.PathLike | None = None) -> Path:
+    return banks_dir(directory) / f"m{int(module):02d}.yaml"
+
+
+def available_modules(directory: str | os.PathLike | None = None) -> list[int]:
+    """Modules whose bank file exists."""
+    return [m for m in MODULE_RANGE if bank_path(m, directory).is_file()]
+
+
+def load_bank(module: int, directory: str | os.PathLike | None = None) -> Bank:
+    path = bank_path(module, directory)
+    if not path.is_file():
+        raise BankError([f"{path}: 모듈 {module}의 문제 은행(question bank) 파일이 없습니다"])
+    bank = load_bank_file(path)
+    if bank.module != int(module):
+        raise BankError([f"{path.name}: module: 파일 이름은 모듈 {module}인데 module 값은 {bank.module}입니다"])
+    return bank
+
+
+def load_bank_file(path: str | os.PathLike) -> Bank:
+    """Read, validate and convert one bank file. Raises BankError listing every problem."""
+    path = Path(path)
+    name = path.name
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise BankError([f"{name}: 파일을 읽을 수 없습니다 ({exc})"]) from exc
+    except yaml.YAMLError as exc:
+        raise BankError([f"{name}: YAML 문법 오류입니다 ({exc})"]) from exc
+    problems = validate_bank_data(data, name)
+    if problems:
+        raise BankError(problems)
+    return _build_bank(data, str(path))
+
+
+def load_all_banks(directory: str | os.PathLike | None = None) -> dict[int, Bank]:
+    """Load every ``m*.yaml`` in the folder; also checks that ids are unique across banks."""
+    problems: list[str] = []
+    banks: dict[int, Bank] = {}
+    seen: dict[str, str] = {}
+    for path in sorted(banks_dir(directory).glob("m*.yaml")):
+        try:
+            bank = load_bank_file(path)
+        except BankError as exc:
+            problems += exc.problems
+            continue
+        for qid in bank.ids:
+            if qid in seen:
+                problems.append(f"{path.name}: {qid}: id: 다른 파일({seen[qid]})에 같은 id가 있습니다")
+            seen.setdefault(qid, path.name)
+        if bank.module in banks:
+            problems.append(f"{path.name}: module: 모듈 {bank.module}의 문제 은행이 둘 이상입니다")
+        banks.setdefault(bank.module, bank)
+    if problems:
+        raise BankError(problems)
+    return banks
+
+
+# --------------------------------------------------------------------------- validation
+
+def validate_bank_data(data, name: str = "<bank>") -> list[str]:
+    """Return the schema violations of a parsed bank (empty list when valid)."""
+    if not isinstance(data, dict):
+        return [f"{name}: 파일의 최상위는 module, title, questions를 가진 매핑(mapping)이어야 합니다"]
+    problems: list[str] = []
+    for key in sorted(set(data) - TOP_FIELDS, key=str):
+        problems.append(f"{name}: {key}: 알 수 없는 항목입니다 (허용: {', '.join(sorted(TOP_FIELDS))})")
+    module = data.get("module")
+    if isinstance(module, bool) or not isinstance(module, int) or module not in MODULE_RANGE:
+        problems.append(f"{name}: module: 4에서 10 사이의 정수여야 합니다 (받은 값: {module!r})")
+        module = None
+    else:
+        file_module = re.match(r"^m(\d+)", name)
+        if file_module and int(file_module.group(1)) != module:
+            problems.append(f"{name}: module: 파일 이름과 module 값({module})이 다릅니다")
+    if not _nonempty_str(data.get("title")):
+        problems.append(f"{name}: title: 비어 있지 않은 문자열이어야 합니다")
+    if "checkpoint" in data and not isinstance(data["checkpoint"], bool):
+        problems.append(f"{name}: checkpoint: true 또는 false여야 합니다")
+    questions = data.get("questions")
+    if not isinstance(questions, list):
+        problems.append(f"{name}: questions: 문항 목록(list)이 있어야 합니다")
+        return problems
+    if module is not None and len(questions) != expected_question_count(module):
+        problems.append(
+            f"{name}: questions: 모듈 {module}은 문항이 {expected_question_count(module)}개여야 합니다 "
+            f"(현재 {len(questions)}개)")
+    seen_ids: set[str] = set()
+    for index, question in enumerate(questions, 1):
+        problems += _validate_question(question, index, module, name, seen_ids)
+    return problems
+
+
+def _validate_question(q, index: int, module, name: str, seen_ids: set) -> list[str]:
+    if not isinstance(q, dict):
+        return [f"{name}: {index}번째 문항: 매핑(mapping)이어야 합니다"]
+    qid = q.get("id")
+    label = qid if isinstance(qid, str) and qid else f"{index}번째 문항"
+    problems: list[str] = []
+
+    def bad(field_name: str, message: str) -> None:
+        problems.append(f"{name}: {label}: {field_name}: {message}")
+
+    match = ID_PATTERN.match(qid) if isinstance(qid, str) else None
+    if not match:
+        bad("id", f"m<모듈 두 자리>-q<번호 두 자리> 형식이어야 합니다 (예: m06-q01, 받은 값: {qid!r})")
+    elif module is not None and int(match.group(1)) != module:
+        bad("id", f"모듈 {module}의 문항 id는 m{module:02d}-로 시작해야 합니다")
+    if isinstance(qid, str):
+        if qid in seen_ids:
+            bad("id", "같은 id가 이미 있습니다 (id는 모든 문제 은행에서 유일해야 합니다)")
+        seen_ids.add(qid)
+    qtype = q.get("type")
+    if qtype not in QUESTION_TYPES:
+        bad("type", f"{', '.join(QUESTION_TYPES)} 중 하나여야 합니다 (받은 값: {qtype!r})")
+    if q.get("bloom") not in BLOOM_LEVELS:
+        bad("bloom", f"{', '.join(BLOOM_LEVELS)} 중 하나여야 합니다 (받은 값: {q.get('bloom')!r})")
+    for field_name in ("section", "prompt", "explanation"):
+        if not _nonempty_str(q.get(field_name)):
+            bad(field_name, "비어 있지 않은 문자열이어야 합니다")
+    allowed = COMMON_FIELDS | TYPE_FIELDS.get(qtype, set())
+    for key in sorted(set(q) - allowed, key=str):
+        bad(str(key), f"{qtype} 문항에는 쓸 수 없는 항목입니다")
+    checker = {"single": _check_choices, "multiple": _check_choices, "numeric": _check_numeric,
+               "code": _check_code, "free": _check_free}.get(qtype)
+    if checker:
+        checker(q, bad)
+    return problems
+
+
+def _check_choices(q, bad) -> None:
+    choices = q.get("choices")
+    if not isinstance(choices, list) or not 3 <= len(choices) <= 6:
+        bad("choices", "선택지(choices)는 3~6개의 목록이어야 합니다")
+        return
+    ids = []
+    for i, c in enumerate(choices, 1):
+        if not isinstance(c, dict):
+            bad(f"choices[{i}]", "id, text, correct를 가진 매핑이어야 합니다")
+            continue
+        for key in sorted(set(c) - {"id", "text", "correct"}, key=str):
+            bad(f"choices[{i}].{key}", "알 수 없는 항목입니다")
+        if not _nonempty_str(c.get("id")):
+            bad(f"choices[{i}].id", "비어 있지 않은 문자열이어야 합니다")
+        ids.append(c.get("id"))
+        if not _nonempty_str(c.get("text")):
+            bad(f"choices[{i}].text", "비어 있지 않은 문자열이어야 합니다")
+        if not isinstance(c.get("correct"), bool):
+            bad(f"choices[{i}].correct", "true 또는 false여야 합니다")
+    if len(set(map(str, ids))) != len(ids):
+        bad("choices", "선택지 id가 중복됩니다")
+    flags = [c.get("correct") is True for c in choices if isinstance(c, dict)]
+    n_correct, n_wrong = sum(flags), len(flags) - sum(flags)
+    if q.get("type") == "single" and n_correct != 1:
+        bad("choices", f"single 문항은 정답(correct: true)이 정확히 1개여야 합니다 (현재 {n_correct}개)")
+    if q.get("type") == "multiple" and (n_correct < 2 or n_wrong < 1):
+        bad("choices", f"multiple 문항은 정답이 2개 이상, 오답이 1개 이상이어야 합니다 "
+                       f"(현재 정답 {n_correct}개, 오답 {n_wrong}개)")
+
+
+def _check_numeric(q, bad) -> None:
+    answer = q.get("answer")
+    if not isinstance(answer, dict):
+        bad("answer", "value, tolerance, unit을 가진 매핑이어야 합니다")
+        return
+    for key in sorted(set(answer) - {"value", "tolerance", "unit"}, key=str):
+        bad(f"answer.{key}", "알 수 없는 항목입니다")
+    if not _finite_number(answer.get("value")):
+        bad("answer.value", "유한한 수여야 합니다")
+    if "tolerance" not in answer:
+        bad("answer.tolerance", "허용 오차(tolerance)가 있어야 합니다 (정확히 맞아야 하면 0)")
+    elif not _finite_number(answer["tolerance"]) or answer["tolerance"] < 0:
+        bad("answer.tolerance", f"0 이상의 수여야 합니다 (받은 값: {answer['tolerance']!r})")
+    if "unit" not in answer:
+        bad("answer.unit", "단위(unit)가 있어야 합니다 (단위가 없으면 \"\")")
+    elif not isinstance(answer["unit"], str):
+        bad("answer.unit", "문자열이어야 합니다")
+
+
+def _check_code(q, bad) -> None:
+    code, blanks = q.get("code"), q.get("blanks")
+    if not _nonempty_str(code):
+        bad("code", "빈칸 ___(id)___ 이 들어 있는 코드 문자열이어야 합니다")
+        code = ""
+    in_code = blank_ids_in_code(code)
+    if len(set(in_code)) != len(in_code):
+        bad("code", "같은 빈칸 id가 코드에 두 번 나옵니다")
+    if not in_code and code:
+        bad("code", "빈칸 ___(id)___ 이 하나도 없습니다")
+    if not isinstance(blanks, list) or not blanks:
+        bad("blanks", "빈칸마다 id와 accept 목록이 있어야 합니다")
+        return
+    declared = []
+    for i, blank in enumerate(blanks, 1):
+        if not isinstance(blank, dict):
+            bad(f"blanks[{i}]", "id와 accept를 가진 매핑이어야 합니다")
+            continue
+        for key in sorted(set(blank) - {"id", "accept"}, key=str):
+            bad(f"blanks[{i}].{key}", "알 수 없는 항목입니다")
+        bid = blank.get("id")
+        declared.append(bid)
+        accept = blank.get("accept")
+        if not isinstance(accept, list) or not accept:
+            bad(f"blanks[{i}].accept", f"빈칸 {bid}의 정답 목록(accept)이 비어 있습니다")
+        elif not all(isinstance(a, str) and re.sub(r"\s+", "", a) for a in accept):
+            bad(f"blanks[{i}].accept", "정답은 공백만이 아닌 문자열이어야 합니다")
+    if len(set(map(str, declared))) != len(declared):
+        bad("blanks", "빈칸 id가 중복됩니다")
+    for missing in [b for b in in_code if b not in declared]:
+        bad("blanks", f"코드의 빈칸 {missing}에 대한 accept 목록이 없습니다")
+    for extra in [b for b in declared if b not in in_code]:
+        bad("blanks", f"빈칸 {extra}이(가) 코드에 없습니다")
+
+
+def _check_free(q, bad) -> None:
+    if not _nonempty_str(q.get("model_answer")):
+        bad("model_answer", "모범 답안(model answer)이 있어야 합니다")
+    rubric = q.get("rubric")
+    if not isinstance(rubric, list) or not 2 <= len(rubric) <= 4:
+        bad("rubric", "채점 기준(rubric)은 2~4개 항목의 목록이어야 합니다")
+    elif not all(_nonempty_str(r) for r in rubric):
+        bad("rubric", "채점 기준 항목은 비어 있지 않은 문자열이어야 합니다")
+
+
+def blank_ids_in_code(code: str) -> list[str]:
+    return BLANK_PATTERN.findall(code or "")
+
+
+def _nonempty_str(value) -> bool:
+    return isinstance(value, str) and value.strip() != ""
+
+
+def _finite_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+# --------------------------------------------------------------------------- conversion
+
+def _build_bank(data: dict, source: str) -> Bank:
+    questions = tuple(_build_question(q) for q in data["questions"])
+    return Bank(module=data["module"], title=data["title"].strip(), checkpoint=bool(data.get("checkpoint", False)),
+                questions=questions, source=source, digest=_digest(data))
+
+
+def _build_question(q: dict) -> Question:
+    return question_from_dict(q)
+
+
+def question_from_dict(q: dict) -> Question:
+    """Build a Question from a schema-shaped mapping (a bank entry or a site payload entry).
+
+    Missing descriptive fields (bloom, section, prompt, explanation) default to "" so that
+    grading tables can name only what grading needs; validation is validate_bank_data's job.
+    """
+    answer = q.get("answer")
+    return Question(
+        id=q["id"], type=q["type"], bloom=q.get("bloom", ""), section=(q.get("section") or "").strip(),
+        prompt=(q.get("prompt") or "").rstrip(), explanation=(q.get("explanation") or "").rstrip(),
+        choices=tuple(Choice(str(c["id"]), c["text"], c["correct"]) for c in q.get("choices") or ()),
+        answer=NumericAnswer(float(answer["value"]), float(answer["tolerance"]), answer["unit"]) if answer else None,
+        code=q.get("code", None) and q["code"].rstrip("\n"),
+        blanks=tuple(Blank(b["id"], tuple(b["accept"])) for b in q.get("blanks") or ()),
+        model_answer=q.get("model_answer", None) and q["model_answer"].rstrip(),
+        rubric=tuple(q.get("rubric") or ()),
+    )
+
+
+def _digest(data: dict) -> str:
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# --------------------------------------------------------------------------- views
+
+def _question_common(q: Question) -> dict:
+    return {"id": q.id, "type": q.type, "bloom": q.bloom, "section": q.section, "prompt": q.prompt}
+
+
+def student_view(bank: Bank) -> dict:
+    """The bank without any answer: no correct flags, accept lists, values, model answers,
+    rubrics or explanations. Safe to hand to students before the quiz."""
+    questions = []
+    for q in bank.questions:
+        item = _question_common(q)
+        if q.type in ("single", "multiple"):
+            item["choices"] = [{"id": c.id, "text": c.text} for c in q.choices]
+        elif q.type == "numeric":
+            item["unit"] = q.answer.unit
+        elif q.type == "code":
+            item["code"] = q.code
+            item["blanks"] = [b.id for b in q.blanks]
+        questions.append(item)
+    return {"module": bank.module, "title": bank.title, "bank_hash": bank.digest, "questions": questions}
+
+
+def answer_key(bank: Bank) -> dict:
+    """Only what grading needs, plus explanations, model answers and rubrics."""
+    questions = []
+    for q in bank.questions:
+        item = {"id": q.id, "type": q.type, "bloom": q.bloom}
+        if q.type in ("single", "multiple"):
+            item["correct"] = list(q.correct_choice_ids)
+        elif q.type == "numeric":
+            item["answer"] = {"value": q.answer.value, "tolerance": q.answer.tolerance, "unit": q.answer.unit}
+        elif q.type == "code":
+            item["blanks"] = {b.id: list(b.accept) for b in q.blanks}
+        else:
+            item["model_answer"] = q.model_answer
+            item["rubric"] = list(q.rubric)
+        item["explanation"] = q.explanation
+        questions.append(item)
+    return {"module": bank.module, "title": bank.title, "bank_hash": bank.digest, "questions": questions}
+
+
+def site_payload(bank: Bank) -> dict:
+    """Everything quiz.js needs to render and grade in the browser (answers included)."""
+    questions = []
+    for q in bank.questions:
+        item = _question_common(q)
+        item["explanation"] = q.explanation
+        if q.type in ("single", "multiple"):
+            item["choices"] = [{"id": c.id, "text": c.text, "correct": c.correct} for c in q.choices]
+        elif q.type == "numeric":
+            item["answer"] = {"value": q.answer.value, "tolerance": q.answer.tolerance, "unit": q.answer.unit}
+        elif q.type == "code":
+            item["code"] = q.code
+            item["blanks"] = [{"id": b.id, "accept": list(b.accept)} for b in q.blanks]
+        else:
+            item["model_answer"] = q.model_answer
+            item["rubric"] = list(q.rubric)
+        questions.append(item)
+    return {"module": bank.module, "title": bank.title, "bank_hash": bank.digest, "questions": questions}

@@ -1,0 +1,403 @@
+"""Public display API for quizzes: ``show(module)``.
+
+* Static site build (``course.display.static_mode()``, i.e. ``COURSE_STATIC=1``):
+  returns a :class:`StaticQuiz`; its ``_repr_html_`` is
+  ``<div class="course-quiz" data-module="6"></div>`` followed by the bank as
+  ``<script type="application/json" class="course-quiz-data" data-module="6">…</script>``
+  (``<``, ``>`` and ``&`` written as ``\\u003c``, ``\\u003e``, ``\\u0026``). The site's
+  quiz.js renders and grades it. Make the call the cell's last expression.
+* JupyterLab: displays a :class:`LabQuiz` (ipywidgets) and returns None. It grades with
+  course.grading, stores attempts with course.progress and saves submission files
+  (course.submission) into ``./submissions/``.
+"""
+from __future__ import annotations
+
+import html
+import json
+import os
+import random
+import re
+from pathlib import Path
+
+from course import grading
+from course.bank import BLANK_PATTERN, Bank, load_bank, site_payload
+from course.settings import CourseSettings, load_settings
+
+__all__ = ["LabQuiz", "StaticQuiz", "quiz_html", "rich_text_html", "script_json", "show"]
+
+
+def script_json(payload) -> str:
+    """JSON that is safe inside <script>: <, > and & cannot close or open anything."""
+    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def static_payload(bank: Bank, settings: CourseSettings) -> dict:
+    payload = site_payload(bank)
+    checkpoint = settings.checkpoint(bank.module)
+    payload["checkpoint"] = None if checkpoint is None else {
+        "pass_count": checkpoint.pass_count, "question_count": checkpoint.question_count, "title": checkpoint.title}
+    return payload
+
+
+def quiz_html(bank: Bank, settings: CourseSettings) -> str:
+    module = int(bank.module)
+    return (f'<div class="course-quiz" data-module="{module}"></div>\n'
+            f'<script type="application/json" class="course-quiz-data" data-module="{module}">'
+            f'{script_json(static_payload(bank, settings))}</script>\n'
+            '<noscript>이 퀴즈는 자바스크립트(JavaScript)가 켜져 있어야 동작합니다.</noscript>')
+
+
+class StaticQuiz:
+    """The quiz in the static site (rendered by quiz.js)."""
+
+    def __init__(self, bank: Bank, settings: CourseSettings):
+        self.bank, self.settings = bank, settings
+
+    def _repr_html_(self) -> str:
+        return quiz_html(self.bank, self.settings)
+
+    def __repr__(self) -> str:
+        return f"<퀴즈: 모듈 {self.bank.module} — 정적 사이트에서 quiz.js가 그립니다>"
+
+
+def _static_mode() -> bool:
+    try:
+        from course.display import static_mode
+    except ImportError:
+        return os.environ.get("COURSE_STATIC") == "1"
+    return static_mode()
+
+
+def show(module: int, banks_dir=None, settings: CourseSettings | None = None, store=None):
+    """Show module's quiz: a StaticQuiz in the static build, the ipywidgets quiz in JupyterLab."""
+    bank = load_bank(module, banks_dir)
+    settings = settings or load_settings()
+    if _static_mode():
+        return StaticQuiz(bank, settings)
+    from IPython.display import display
+    display(LabQuiz(bank, settings, store).box)
+    return None
+
+
+# ---------------------------------------------------------------------------- rich text
+
+def _inline_html(text: str) -> str:
+    parts = re.split(r"(`[^`\n]+`)", text)
+    out = []
+    for part in parts:
+        if len(part) > 2 and part.startswith("`") and part.endswith("`"):
+            out.append(f"<code>{html.escape(part[1:-1])}</code>")
+        else:
+            out.append(html.escape(part).replace("\n", "<br>"))
+    return "".join(out)
+
+
+LIST_ITEM_BREAK = re.compile(r"\n(?=[ \t]*(?:[-*•]|[0-9]+[.)]|\([0-9a-z]\))[ \t])")
+
+
+def soft_wrap(para: str) -> str:
+    """Join a paragraph's lines with spaces (as Markdown does), keeping a break before list items."""
+    para = LIST_ITEM_BREAK.sub("\0", para)
+    return re.sub(r"[ \t]*\n[ \t]*", " ", para).replace("\0", "\n")
+
+
+def rich_text_html(text: str) -> str:
+    """Paragraphs, `inline code` and ``` fenced code as HTML (everything else escaped)."""
+    out, last = [], 0
+    source = text or ""
+
+    def prose(chunk: str) -> None:
+        for para in re.split(r"\n[ \t]*\n", chunk):
+            para = soft_wrap(para.strip("\n"))
+            if para.strip():
+                out.append(f"<p>{_inline_html(para)}</p>")
+
+    for match in re.finditer(r"```([^\n`]*)\n(.*?)```", source, re.S):
+        prose(source[last:match.start()])
+        out.append(f"<pre><code>{html.escape(match.group(2).rstrip(chr(10)))}</code></pre>")
+        last = match.end()
+    prose(source[last:])
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------- JupyterLab quiz
+
+STATUS_TEXT = {"correct": "정답", "partial": "부분 정답", "wrong": "오답", "unanswered": "답하지 않음",
+               "invalid": "읽을 수 없는 답", "self": "자기 평가", "pending": "자기 평가 대기", "manual": "교수자 채점"}
+COLORS = {"correct": "#2e7d32", "self": "#2e7d32", "partial": "#f9a825", "pending": "#f9a825"}
+
+
+class LabQuiz:
+    """The ipywidgets quiz. ``box`` is the widget to display.
+
+    Flow: answer → 제출 (submit: grade, show explanations) → self-assess free items
+    (맞음/틀림) → the attempt is recorded in the progress file and the result shown →
+    다시 풀기 (retry, choices shuffled) or 제출 파일 저장 (save the submission file).
+    """
+
+    def __init__(self, bank: Bank, settings: CourseSettings | None = None, store=None,
+                 submissions_dir: str | os.PathLike = "submissions", rng: random.Random | None = None):
+        import ipywidgets as widgets
+        from course.progress import ProgressStore
+        from course.submission import utc_now_iso
+        self.w = widgets
+        self.bank = bank
+        self.settings = settings or load_settings()
+        self.checkpoint = self.settings.checkpoint(bank.module)
+        self.store = store if store is not None else ProgressStore()
+        self.submissions_dir = Path(submissions_dir)
+        self.rng = rng or random.Random()
+        self._now = utc_now_iso
+        self.box = widgets.VBox(layout=widgets.Layout(border="1px solid #ccc", padding="8px"))
+        self._render(shuffle=False)
+
+    # -------------------------------------------------------------- building
+    def _render(self, shuffle: bool) -> None:
+        w = self.w
+        self.started_at = self._now()
+        self.submitted_at = None
+        self.answers: dict = {}
+        self.self_assessment: dict = {}
+        self.result = None
+        self.recorded = False
+        self.confirmed_blank = False
+        self.inputs: dict = {}      # qid -> widget(s) the learner fills in
+        self.feedback: dict = {}    # qid -> HTML widget
+        self.self_buttons: dict = {}
+        rule = ""
+        if self.checkpoint:
+            c = self.checkpoint
+            rule = (f"<p>{html.escape(c.title)} — {c.question_count}문항 중 {c.pass_count}문항 이상 정답이면 통과 "
+                    f"({c.rule_text})</p>")
+        children = [w.HTML(f"<b>퀴즈(quiz): {html.escape(self.bank.title)}</b>{rule}")]
+        children += [w.HTML(f"<p>⚠️ {html.escape(n)}</p>") for n in self._notices()]
+        for number, q in enumerate(self.bank.questions, 1):
+            children.append(self._question_box(number, q, shuffle))
+        self.submit_button = w.Button(description="제출하고 채점하기", button_style="primary")
+        self.retry_button = w.Button(description="다시 풀기", layout=w.Layout(display="none"))
+        self.submit_button.on_click(self.submit)
+        self.retry_button.on_click(self.retry)
+        self.result_html = w.HTML()
+        student = self._student()
+        self.student_id = w.Text(value=student["id"], description="학번")
+        self.student_name = w.Text(value=student["name"], description="이름")
+        self.save_button = w.Button(description="제출 파일 저장", disabled=True)
+        self.save_button.on_click(self.save_submission)
+        self.save_status = w.HTML()
+        children += [w.HBox([self.submit_button, self.retry_button]), self.result_html,
+                     w.HTML("<b>교수자에게 낼 제출 파일(submission file)</b>"),
+                     w.HBox([self.student_id, self.student_name, self.save_button]), self.save_status]
+        self.box.children = children
+
+    def _question_box(self, number: int, q, shuffle: bool):
+        w = self.w
+        meta = f"<p style='color:#666;font-size:0.85em'>{number}. {q.id} · 블룸 수준(Bloom): {html.escape(q.bloom)} · {html.escape(q.section)}</p>"
+        parts = [w.HTML(meta + rich_text_html(q.prompt))]
+        if q.type == "single":
+            choices = self._ordered(q.choices, shuffle)
+            widget = w.RadioButtons(options=[(c.text, c.id) for c in choices], value=None,
+                                    layout=w.Layout(width="auto"))
+            self.inputs[q.id] = widget
+            parts.append(widget)
+        elif q.type == "multiple":
+            boxes = {c.id: w.Checkbox(description=c.text, value=False, indent=False,
+                                      layout=w.Layout(width="auto")) for c in self._ordered(q.choices, shuffle)}
+            self.inputs[q.id] = boxes
+            parts.append(w.VBox(list(boxes.values())))
+        elif q.type == "numeric":
+            widget = w.Text(placeholder="예: 8192" + (f" (단위 {q.answer.unit})" if q.answer.unit else ""))
+            self.inputs[q.id] = widget
+            parts.append(w.HBox([widget, w.Label(q.answer.unit)]))
+        elif q.type == "code":
+            shown = BLANK_PATTERN.sub(lambda m: f"[{m.group(1)}]", q.code)
+            parts.append(w.HTML(f"<pre>{html.escape(shown)}</pre>"))
+            blanks = {b.id: w.Text(description=f"[{b.id}]") for b in q.blanks}
+            self.inputs[q.id] = blanks
+            parts.append(w.VBox(list(blanks.values())))
+        else:
+            widget = w.Textarea(rows=4, layout=w.Layout(width="95%"))
+            self.inputs[q.id] = widget
+            parts.append(widget)
+        self.feedback[q.id] = w.HTML()
+        parts.append(self.feedback[q.id])
+        if q.type == "free":
+            toggle = w.ToggleButtons(options=[("맞음", True), ("틀림", False)], value=None,
+                                     description="자기 평가", layout=w.Layout(display="none"))
+            toggle.observe(lambda change, qid=q.id: self.set_self_assessment(qid, change["new"]), names="value")
+            self.self_buttons[q.id] = toggle
+            parts.append(toggle)
+        return w.VBox(parts, layout=w.Layout(margin="0 0 12px 0"))
+
+    def _ordered(self, choices, shuffle: bool) -> list:
+        choices = list(choices)
+        if shuffle:
+            self.rng.shuffle(choices)
+        return choices
+
+    def _notices(self) -> list:
+        try:
+            self.store.load()
+        except OSError as exc:
+            return [f"진행 파일을 읽을 수 없습니다: {exc}"]
+        return list(self.store.notices)
+
+    def _student(self) -> dict:
+        try:
+            return self.store.student()
+        except OSError:
+            return {"id": "", "name": ""}
+
+    # -------------------------------------------------------------- actions
+    def collect_answers(self) -> dict:
+        answers = {}
+        for q in self.bank.questions:
+            widget = self.inputs[q.id]
+            if q.type == "multiple":
+                answers[q.id] = [c.id for c in q.choices if widget[c.id].value]
+            elif q.type == "code":
+                answers[q.id] = {bid: text.value for bid, text in widget.items()}
+            else:
+                answers[q.id] = widget.value if widget.value is not None else None
+        return answers
+
+    def _number_problems(self, answers: dict) -> dict:
+        problems = {}
+        for q in self.bank.questions:
+            text = answers.get(q.id)
+            if q.type == "numeric" and isinstance(text, str) and text.strip():
+                try:
+                    grading.parse_number(text, q.answer.unit)
+                except grading.AnswerFormatError as exc:
+                    problems[q.id] = str(exc)
+        return problems
+
+    def submit(self, _button=None) -> None:
+        answers = self.collect_answers()
+        problems = self._number_problems(answers)
+        for q in self.bank.questions:
+            if q.id in problems:
+                self.feedback[q.id].value = f"<p style='color:#c62828'>{html.escape(problems[q.id])}</p>"
+        if problems:
+            return
+        unanswered = sum(grading.grade_question(q, answers.get(q.id), True).status == "unanswered"
+                         for q in self.bank.questions)
+        if unanswered and not self.confirmed_blank:
+            self.confirmed_blank = True
+            self.result_html.value = (f"<p style='color:#c62828'>답하지 않은 문항이 {unanswered}개 있습니다. "
+                                      "그대로 채점하려면 한 번 더 누르세요.</p>")
+            self.submit_button.description = "그래도 제출하기"
+            return
+        self.answers = answers
+        self.submitted_at = self._now()
+        for widget in self._all_inputs():
+            widget.disabled = True
+        self.submit_button.layout.display = "none"
+        self.retry_button.layout.display = None
+        self.save_button.disabled = False
+        for toggle in self.self_buttons.values():
+            toggle.layout.display = None
+        self._regrade()
+
+    def set_self_assessment(self, qid: str, value) -> None:
+        if self.recorded or self.result is None or value is None:
+            return
+        self.self_assessment[qid] = bool(value)
+        self._regrade()
+
+    def retry(self, _button=None) -> None:
+        self._render(shuffle=True)
+
+    def save_submission(self, _button=None) -> Path | None:
+        from course.submission import build_submission, submission_filename
+        student = {"id": self.student_id.value.strip(), "name": self.student_name.value.strip()}
+        if not student["id"]:
+            self.save_status.value = "<p style='color:#c62828'>학번(student ID)을 입력하세요.</p>"
+            return None
+        try:
+            self.store.set_student(student["id"], student["name"])
+        except Exception:  # a read-only or unwritable progress file must not block the submission
+            pass
+        doc = build_submission(self.bank, student, self.answers, self.self_assessment,
+                               self.started_at, self.submitted_at, client="jupyterlab")
+        self.submissions_dir.mkdir(parents=True, exist_ok=True)
+        path = self.submissions_dir / submission_filename(self.bank.module, student["id"], doc["submitted_at"])
+        path.write_text(json.dumps(doc, ensure_ascii=False, indent=1), encoding="utf-8")
+        self.save_status.value = (f"<p>저장했습니다: <code>{html.escape(str(path.resolve()))}</code> — "
+                                  "이 파일을 교수자에게 제출하세요.</p>")
+        return path
+
+    # -------------------------------------------------------------- grading and display
+    def _all_inputs(self):
+        for widget in self.inputs.values():
+            if isinstance(widget, dict):
+                yield from widget.values()
+            else:
+                yield widget
+
+    def _regrade(self) -> None:
+        pass_count = self.checkpoint.pass_count if self.checkpoint else None
+        self.result = grading.grade_quiz(self.bank.questions, self.answers, self.self_assessment, pass_count)
+        pending = self.result.pending_count
+        if pending == 0 and not self.recorded:
+            self._record()
+        for q, r in zip(self.bank.questions, self.result.results):
+            self.feedback[q.id].value = self._feedback_html(q, r)
+        for toggle in self.self_buttons.values():
+            toggle.disabled = self.recorded
+        self.result_html.value = self._result_html(pending)
+
+    def _record(self) -> None:
+        self.recorded = True
+        try:
+            self.store.record_attempt(self.bank.module, self.answers, self.result, self.self_assessment,
+                                      self.started_at, self.submitted_at, client="jupyterlab")
+            self.record_message = ""
+        except Exception as exc:  # read-only (newer file) or unwritable folder: say so, keep going
+            self.record_message = f"시도 기록을 저장하지 못했습니다: {exc}"
+
+    def _feedback_html(self, q, r) -> str:
+        color = COLORS.get(r.status, "#c62828")
+        head = STATUS_TEXT.get(r.status, r.status)
+        if r.status == "partial":
+            head += f" ({r.score:.2f}점)"
+        if r.message and r.status != "unanswered":
+            head += f" — {html.escape(r.message)}"
+        body = [f"<p style='color:{color};font-weight:600'>{head}</p>"]
+        if q.type in ("single", "multiple"):
+            right = " / ".join(html.escape(c.text) for c in q.choices if c.correct)
+            body.append(f"<p>정답: {right}</p>")
+        elif q.type == "numeric":
+            tol = f" (허용 오차 ±{q.answer.tolerance:g})" if q.answer.tolerance > 0 else ""
+            body.append(f"<p>정답: {q.answer.value:g} {html.escape(q.answer.unit)}{tol}</p>")
+        elif q.type == "code":
+            items = "".join(f"<li>{b.id}: <code>{html.escape(b.accept[0])}</code></li>" for b in q.blanks)
+            body.append(f"<ul>{items}</ul>")
+        else:
+            rubric = "".join(f"<li>{_inline_html(point)}</li>" for point in q.rubric)
+            body.append(f"<p><b>모범 답안(model answer)</b></p>{rich_text_html(q.model_answer)}"
+                        f"<p><b>채점 기준(rubric)</b>: 모두 들어 있으면 맞음</p><ul>{rubric}</ul>")
+        body.append(f"<p><b>해설(explanation)</b></p>{rich_text_html(q.explanation)}")
+        return f"<div style='border-left:4px solid {color};padding-left:8px'>{''.join(body)}</div>"
+
+    def _result_html(self, pending: int) -> str:
+        r = self.result
+        out = [f"<p><b>{r.max_score}문항 중 {r.correct_count}문항 정답 (점수 {r.score:.2f}/{r.max_score})</b></p>"]
+        if pending:
+            out.append(f"<p>서술형 {pending}문항의 자기 평가(맞음/틀림)를 마치면 결과가 확정되고 기록됩니다.</p>")
+            return "".join(out)
+        if getattr(self, "record_message", ""):
+            out.append(f"<p style='color:#8d6e00'>⚠️ {html.escape(self.record_message)}</p>")
+        if self.checkpoint:
+            c = self.checkpoint
+            if r.passed:
+                out.append(f"<p style='color:#2e7d32'><b>✅ 통과했습니다! {r.correct_count}/{r.max_score} "
+                           f"(기준 {c.rule_text} 이상)</b></p>")
+                for gated, required in sorted(self.settings.gates.items()):
+                    if required == self.bank.module:
+                        page = self.settings.page(gated)
+                        out.append(f"<p>이제 다음 장이 열렸습니다: <a href='{page}.md'>{page}.md</a></p>")
+            else:
+                out.append(f"<p style='color:#c62828'><b>아직 통과하지 못했습니다: {r.correct_count}/{r.max_score}. "
+                           f"{c.rule_text} 이상이면 통과합니다. 해설을 읽고 '다시 풀기'로 다시 도전하세요.</b></p>")
+        return "".join(out)

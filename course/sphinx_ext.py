@@ -1,0 +1,65 @@
+"""Sphinx extension of the course site (listed in _config.yml: sphinx.extra_extensions).
+
+- registers the `course_settings` config value (gating policy, checkpoints, pages) and writes it
+  into every page as `window.COURSE_SETTINGS`, for the quiz/gating script;
+- adds the site's own scripts and styles (course/static/*.js|css, the bundled plotly.js) once per
+  page, from _static/ — no CDN, so the site works offline.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+STATIC_SRC = Path(__file__).resolve().parent / "static"
+PLOTLY_BUNDLE = "plotly-cartesian-3.4.0.min.js"
+
+DEFAULT_SETTINGS = {
+    "gating_policy": "strict",
+    "checkpoints": {},
+    "gates": {},
+    "pages": {},
+}
+
+
+def _copy_course_static(app, exc=None):
+    if exc is not None or app.builder.format != "html":
+        return
+    out = Path(app.outdir) / "_static" / "course"
+    out.mkdir(parents=True, exist_ok=True)
+    for path in STATIC_SRC.glob("*"):
+        if path.suffix in {".js", ".css"}:
+            shutil.copy2(path, out / path.name)
+
+
+def _settings_script(app) -> str:
+    settings = {**DEFAULT_SETTINGS, **(app.config.course_settings or {})}
+    payload = json.dumps(settings, ensure_ascii=False).replace("<", "\\u003c")
+    return f"window.COURSE_SETTINGS = {payload};"
+
+
+def _add_assets(app):
+    app.add_js_file(None, body=_settings_script(app), priority=200)
+    app.add_js_file(PLOTLY_BUNDLE, priority=210)
+    for path in sorted(STATIC_SRC.glob("*.js")):
+        app.add_js_file(f"course/{path.name}", priority=220)
+    for path in sorted(STATIC_SRC.glob("*.css")):
+        app.add_css_file(f"course/{path.name}", priority=220)
+
+
+def _drop_thebe(app, pagename, templatename, context, doctree):
+    """Jupyter Book always loads sphinx-thebe, which declares THEBE_JS_URL twice (a console error)
+    and points at a CDN. The course never launches Thebe, so its scripts are left out."""
+    scripts = context.get("script_files")
+    if scripts:
+        context["script_files"] = [s for s in scripts
+                                   if "thebe" not in str(getattr(s, "filename", s) or "")
+                                   and "THEBE" not in str(getattr(s, "attributes", {}).get("body", ""))]
+
+
+def setup(app):
+    app.add_config_value("course_settings", DEFAULT_SETTINGS, "html", types=[dict])
+    app.connect("builder-inited", _add_assets)
+    app.connect("build-finished", _copy_course_static)
+    app.connect("html-page-context", _drop_thebe, priority=900)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

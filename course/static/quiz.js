@@ -1,0 +1,997 @@
+/*
+ * SGEMM course: quizzes, progress and gating for the static site (no kernel, no framework).
+ *
+ * Grading rules are the same as course/grading.py (see its docstring); tests/test_quiz_js.py
+ * runs both over tests/fixtures/grading_cases.json. The functions are exported on
+ * window.CourseQuiz and, under Node, on module.exports.
+ *
+ * Page input (emitted by Python):
+ *   <div class="course-quiz" data-module="6"></div>
+ *   <script type="application/json" class="course-quiz-data" data-module="6">{bank}</script>
+ *   <div class="course-gate" data-module="7" data-requires="6"></div>
+ *   window.COURSE_SETTINGS = course_settings from _config.yml (defined before this script)
+ *
+ * Stable data attributes this script creates (used by tests/test_site_quiz.py):
+ *   .course-quiz[data-quiz-state]        "ready" | "submitted" (free items await self-assessment) | "final"
+ *   [data-quiz-question="<qid>"][data-quiz-type="<type>"]   one question block
+ *   input[data-quiz-choice="<choice id>"]                   radio (single) / checkbox (multiple)
+ *   input[data-quiz-numeric]                                numeric answer
+ *   input[data-quiz-blank="<blank id>"]                     code blank
+ *   textarea[data-quiz-free]                                free answer
+ *   [data-quiz-input-error]                                 message under an unreadable number
+ *   [data-quiz-submit-warning]                              "n questions unanswered: press again to submit"
+ *   [data-quiz-feedback][data-quiz-status="<status>"]       per-question feedback after submit
+ *   button[data-quiz-self="true" | "false"]                 self-assessment 맞음 / 틀림 (free items)
+ *   button[data-quiz-action="submit" | "retry" | "download"]
+ *   input[data-quiz-student="id" | "name"]                  student form for the submission file
+ *   [data-quiz-result]                                      result summary
+ *   [data-quiz-banner][data-quiz-passed="true" | "false"]   checkpoint pass/fail banner
+ *   [data-quiz-download-status]                             message after a download
+ *   [data-course-gate-notice][data-gate-state="locked" | "advisory" | "open"], a[data-course-gate-link]
+ *   [data-course-gated-hidden]                              article content hidden by a strict gate
+ *   [data-course-notice]                                    storage notices (recovered / read-only / unavailable)
+ *
+ * localStorage:
+ *   "sgemm-course-progress"            {"schema": "sgemm-course-progress", "schema_version": 1,
+ *                                       "attempts": [...], "student": {"id", "name"}}
+ *   "sgemm-course-progress.corrupt.<ISO time>"  an unreadable value, kept aside before starting fresh
+ *   A value with a newer schema_version is read but never overwritten (read-only mode).
+ */
+(function (root, factory) {
+  "use strict";
+  var api = factory(root);
+  if (typeof module !== "undefined" && module.exports) { module.exports = api; }
+  if (typeof window !== "undefined") { window.CourseQuiz = api; }
+  if (typeof document !== "undefined" && typeof window !== "undefined") {
+    if (document.readyState === "loading") {
+      document.addEventListener("DOMContentLoaded", api.start);
+    } else {
+      api.start();
+    }
+  }
+})(typeof window !== "undefined" ? window : globalThis, function (root) {
+  "use strict";
+
+  // ------------------------------------------------------------------ grading (mirrors grading.py)
+  var NUMBER_MESSAGES = {
+    empty: "답을 입력하세요.",
+    type: "수(number)나 문자열로 답해야 합니다.",
+    format: "수로 읽을 수 없습니다. 예: 8192, 8,192, 9.56, 1.5e3",
+    comma: "쉼표(,)는 세 자리마다 넣는 천 단위 구분에만 씁니다. 소수점은 마침표(.)로 쓰세요.",
+    unit: "단위가 맞지 않습니다. 이 문항의 단위는 '{unit}'입니다.",
+    unitless: "이 문항은 단위 없이 수만 입력하세요."
+  };
+  var INVALID_RESPONSE_MESSAGE = "응답 형식이 이 문항 유형과 맞지 않습니다.";
+  var UNIT_ALIASES = [
+    ["b", "byte", "bytes", "바이트"],
+    ["%", "퍼센트", "percent"],
+    ["배", "x", "×", "times"],
+    ["gflop/s", "gflops"],
+    ["tflop/s", "tflops"],
+    ["flop/byte", "flop/b", "flops/byte"],
+    ["gb/s", "gbps"],
+    ["ms", "밀리초"],
+    ["μs", "us", "마이크로초"],
+    ["ns", "나노초"],
+    ["사이클", "cycle", "cycles", "clk"],
+    ["섹터", "sector", "sectors"],
+    ["번", "회"]
+  ];
+  var SPACE_CLASS = "[ \\t\\n\\r\\f\\v\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]";
+  var WHITESPACE = new RegExp(SPACE_CLASS + "+", "g");
+  var EDGE_SPACE = new RegExp("^" + SPACE_CLASS + "+|" + SPACE_CLASS + "+$", "g");
+  var NUMBER_PATTERN = /^([+-]?)((?:[0-9][0-9,]*)?(?:\.[0-9]*)?)((?:[eE][+-]?[0-9]+)?)([\s\S]*)$/;
+  var THOUSANDS_PATTERN = /^[0-9]{1,3}(,[0-9]{3})+$/;
+  var UNIT_START = /^[^0-9.,+\-]/;
+
+  function AnswerFormatError(code, unit) {
+    this.name = "AnswerFormatError";
+    this.code = code;
+    this.message = NUMBER_MESSAGES[code].replace("{unit}", unit || "");
+  }
+
+  function trim(text) { return text.replace(EDGE_SPACE, ""); }
+
+  function normalizeUnit(text) {
+    return text.normalize("NFKC").replace(WHITESPACE, "").toLowerCase();
+  }
+
+  function unitsMatch(given, expected) {
+    given = normalizeUnit(given);
+    expected = normalizeUnit(expected);
+    if (given === expected) { return true; }
+    return UNIT_ALIASES.some(function (group) {
+      return group.indexOf(given) !== -1 && group.indexOf(expected) !== -1;
+    });
+  }
+
+  /** Read a learner's number; throws AnswerFormatError (Korean message) and nothing else. */
+  function parseNumber(raw, unit) {
+    unit = unit || "";
+    if (typeof raw === "boolean") { throw new AnswerFormatError("type"); }
+    if (typeof raw === "number") {
+      if (!isFinite(raw)) { throw new AnswerFormatError("format"); }
+      return raw;
+    }
+    if (typeof raw !== "string") { throw new AnswerFormatError("type"); }
+    var text = trim(raw.normalize("NFKC").replace(/\u2212/g, "-"));
+    if (!text) { throw new AnswerFormatError("empty"); }
+    var m = NUMBER_PATTERN.exec(text);
+    var sign = m[1], mantissa = m[2], exponent = m[3], rest = m[4];
+    if (!/[0-9]/.test(mantissa)) { throw new AnswerFormatError("format"); }
+    var integerPart = mantissa.split(".")[0];
+    if (integerPart.indexOf(",") !== -1 && !THOUSANDS_PATTERN.test(integerPart)) {
+      throw new AnswerFormatError("comma");
+    }
+    rest = trim(rest);
+    if (rest) {
+      if (!UNIT_START.test(rest)) { throw new AnswerFormatError(rest.charAt(0) === "," ? "comma" : "format"); }
+      if (!unit) { throw new AnswerFormatError("unitless"); }
+      if (!unitsMatch(rest, unit)) { throw new AnswerFormatError("unit", unit); }
+    }
+    var value = Number(sign + mantissa.replace(/,/g, "") + exponent);
+    if (!isFinite(value)) { throw new AnswerFormatError("format"); }
+    return value;
+  }
+
+  function normalizeCode(text) { return text.replace(WHITESPACE, ""); }
+
+  function isPlainObject(v) { return v !== null && typeof v === "object" && !Array.isArray(v); }
+
+  function isBlankResponse(r) {
+    return r === null || r === undefined || (typeof r === "string" && trim(r) === "") ||
+      (Array.isArray(r) && r.length === 0) || (isPlainObject(r) && Object.keys(r).length === 0);
+  }
+
+  function makeResult(q, status, score, message, detail) {
+    return { qid: q.id, type: q.type, status: status, score: score, message: message || "",
+             detail: detail || {}, correct: score >= 1 && status !== "pending" };
+  }
+
+  function scored(q, score, detail) {
+    return makeResult(q, score >= 1 ? "correct" : (score > 0 ? "partial" : "wrong"), score, "", detail);
+  }
+
+  function invalid(q, message) { return makeResult(q, "invalid", 0, message || INVALID_RESPONSE_MESSAGE); }
+
+  function choiceIds(q) { return q.choices.map(function (c) { return String(c.id); }); }
+
+  function correctIds(q) {
+    return q.choices.filter(function (c) { return c.correct; }).map(function (c) { return String(c.id); });
+  }
+
+  function gradeSingle(q, r) {
+    if (typeof r !== "string" || choiceIds(q).indexOf(r) === -1) { return invalid(q); }
+    return scored(q, correctIds(q).indexOf(r) !== -1 ? 1 : 0);
+  }
+
+  function gradeMultiple(q, r) {
+    if (!Array.isArray(r) || !r.every(function (x) { return typeof x === "string"; })) { return invalid(q); }
+    var all = choiceIds(q), correct = correctIds(q);
+    var picks = r.filter(function (x, i) { return r.indexOf(x) === i; });
+    if (!picks.every(function (x) { return all.indexOf(x) !== -1; })) { return invalid(q); }
+    var right = picks.filter(function (x) { return correct.indexOf(x) !== -1; }).length;
+    var wrong = picks.length - right;
+    var exact = right === correct.length && wrong === 0;
+    var score = exact ? 1 : Math.max(0, (right - wrong) / correct.length);
+    return scored(q, score, { right: right, wrong: wrong });
+  }
+
+  function gradeNumeric(q, r) {
+    var value;
+    try {
+      value = parseNumber(r, q.answer.unit);
+    } catch (e) {
+      if (!(e instanceof AnswerFormatError)) { throw e; }
+      return makeResult(q, "invalid", 0, e.message, { error: e.code });
+    }
+    var expected = Number(q.answer.value);
+    var slack = Number(q.answer.tolerance) + 1e-9 * Math.max(1, Math.abs(expected));
+    return scored(q, Math.abs(value - expected) <= slack ? 1 : 0, { value: value });
+  }
+
+  function gradeCode(q, r) {
+    if (!isPlainObject(r)) { return invalid(q); }
+    var ids = q.blanks.map(function (b) { return b.id; });
+    var keys = Object.keys(r);
+    if (!keys.every(function (k) { return typeof r[k] === "string" && ids.indexOf(k) !== -1; })) {
+      return invalid(q);
+    }
+    if (ids.every(function (id) { return normalizeCode(r[id] || "") === ""; })) {
+      return makeResult(q, "unanswered", 0, "답하지 않았습니다.");
+    }
+    var blanks = {}, right = 0;
+    q.blanks.forEach(function (b) {
+      var given = normalizeCode(r[b.id] || "");
+      var ok = given !== "" && b.accept.map(normalizeCode).indexOf(given) !== -1;
+      blanks[b.id] = ok;
+      if (ok) { right += 1; }
+    });
+    return scored(q, right / q.blanks.length, { blanks: blanks });
+  }
+
+  function gradeFree(q, r, selfAssessment, mode, manualMark) {
+    if (typeof r !== "string") { return invalid(q); }
+    if (mode === "instructor") {
+      if (manualMark === null || manualMark === undefined) {
+        return makeResult(q, "pending", 0, "교수자 채점 대기 중입니다.");
+      }
+      return makeResult(q, "manual", Number(manualMark), "교수자가 채점했습니다.");
+    }
+    if (selfAssessment === null || selfAssessment === undefined) {
+      return makeResult(q, "pending", 0, "모범 답안과 비교해 자기 평가를 하세요.");
+    }
+    if (typeof selfAssessment !== "boolean") { return invalid(q); }
+    return makeResult(q, "self", selfAssessment ? 1 : 0, selfAssessment ? "자기 평가: 맞음" : "자기 평가: 틀림");
+  }
+
+  /** Grade one response; never throws on a malformed response ("invalid", score 0). */
+  function gradeQuestion(q, response, selfAssessment, mode, manualMark) {
+    mode = mode || "learner";
+    if (isBlankResponse(response)) { return makeResult(q, "unanswered", 0, "답하지 않았습니다."); }
+    switch (q.type) {
+      case "single": return gradeSingle(q, response);
+      case "multiple": return gradeMultiple(q, response);
+      case "numeric": return gradeNumeric(q, response);
+      case "code": return gradeCode(q, response);
+      default: return gradeFree(q, response, selfAssessment, mode, manualMark);
+    }
+  }
+
+  function passStatus(correctCount, pendingCount, passCount) {
+    if (passCount === null || passCount === undefined) { return ""; }
+    if (correctCount >= passCount) { return "passed"; }
+    if (correctCount + pendingCount >= passCount) { return "pending"; }
+    return "failed";
+  }
+
+  function gradeQuiz(questions, answers, selfAssessment, passCount, mode, manualMarks) {
+    answers = isPlainObject(answers) ? answers : {};
+    selfAssessment = isPlainObject(selfAssessment) ? selfAssessment : {};
+    manualMarks = manualMarks || {};
+    var results = questions.map(function (q) {
+      return gradeQuestion(q, answers[q.id], selfAssessment[q.id], mode, manualMarks[q.id]);
+    });
+    var score = 0, correctCount = 0, pendingCount = 0;
+    results.forEach(function (r) {
+      score += r.score;
+      if (r.correct) { correctCount += 1; }
+      if (r.status === "pending") { pendingCount += 1; }
+    });
+    var status = passStatus(correctCount, pendingCount, passCount);
+    return { results: results, score: score, maxScore: results.length, correctCount: correctCount,
+             pendingCount: pendingCount, passCount: passCount === undefined ? null : passCount,
+             passStatus: status, passed: status === "" ? null : status === "passed" };
+  }
+
+  // ------------------------------------------------------------------ submission file (mirrors submission.py)
+  var SUBMISSION_FORMAT = "sgemm-course-submission";
+  var SUBMISSION_VERSION = 1;
+
+  function canonicalJSON(value) {
+    if (value === null || typeof value !== "object") { return JSON.stringify(value); }
+    if (Array.isArray(value)) { return "[" + value.map(canonicalJSON).join(",") + "]"; }
+    return "{" + Object.keys(value).filter(function (k) { return value[k] !== undefined; }).sort()
+      .map(function (k) { return JSON.stringify(k) + ":" + canonicalJSON(value[k]); }).join(",") + "}";
+  }
+
+  function toHex(buffer) {
+    return Array.prototype.map.call(new Uint8Array(buffer), function (b) {
+      return ("0" + b.toString(16)).slice(-2);
+    }).join("");
+  }
+
+  /** Promise of the SHA-256 hex of text, or null when crypto.subtle is unavailable. */
+  function sha256Hex(text) {
+    var subtle = root.crypto && root.crypto.subtle;
+    if (!subtle || typeof TextEncoder === "undefined") { return Promise.resolve(null); }
+    return subtle.digest("SHA-256", new TextEncoder().encode(text)).then(toHex, function () { return null; });
+  }
+
+  /** Promise of the complete submission document (integrity null when it cannot be computed). */
+  function buildSubmission(bank, student, answers, selfAssessment, startedAt, submittedAt) {
+    var doc = {
+      format: SUBMISSION_FORMAT,
+      version: SUBMISSION_VERSION,
+      client: "site",
+      student: { id: String(student.id || "").trim(), name: String(student.name || "").trim() },
+      module: bank.module,
+      bank_hash: bank.bank_hash,
+      started_at: startedAt,
+      submitted_at: submittedAt,
+      answers: answers,
+      self_assessment: selfAssessment
+    };
+    return sha256Hex(canonicalJSON(doc)).then(function (digest) {
+      doc.integrity = digest ? { algorithm: "sha256", digest: digest } : null;
+      return doc;
+    });
+  }
+
+  function submissionFilename(module, studentId, submittedAt) {
+    var safe = String(studentId || "anonymous").replace(/[^A-Za-z0-9_-]+/g, "_").replace(/^_+|_+$/g, "") || "anonymous";
+    var stamp = String(submittedAt || "").split(".")[0].replace(/[^0-9T]/g, "") + "Z";
+    return "m" + (module < 10 ? "0" : "") + module + "_" + safe + "_" + stamp + ".json";
+  }
+
+  // ------------------------------------------------------------------ progress in localStorage
+  var STORAGE_KEY = "sgemm-course-progress";
+  var CORRUPT_PREFIX = "sgemm-course-progress.corrupt.";
+  var SCHEMA = "sgemm-course-progress";
+  var SCHEMA_VERSION = 1;
+
+  var storage = { readOnly: false, available: true, notices: [], memory: null };
+
+  function emptyState() {
+    return { schema: SCHEMA, schema_version: SCHEMA_VERSION, attempts: [], student: {} };
+  }
+
+  function isInt(v) { return typeof v === "number" && Math.floor(v) === v; }
+
+  function validAttempt(a) {
+    return isPlainObject(a) && typeof a.id === "string" && a.id !== "" && isInt(a.module) &&
+      typeof a.time === "string" && isPlainObject(a.answers) && isPlainObject(a.results) &&
+      typeof a.score === "number" && isInt(a.max_score) && isInt(a.correct_count) &&
+      (a.passed === null || a.passed === undefined || typeof a.passed === "boolean");
+  }
+
+  function note(message) {
+    if (storage.notices.indexOf(message) === -1) { storage.notices.push(message); }
+  }
+
+  function localStore() {
+    try {
+      var s = root.localStorage;
+      if (!s) { throw new Error("no localStorage"); }
+      return s;
+    } catch (e) {
+      if (storage.available) {
+        storage.available = false;
+        note("이 브라우저에서는 진행 기록을 저장할 수 없습니다(localStorage 사용 불가). 이 페이지를 닫으면 기록이 사라지니 제출 파일을 내려받아 두세요.");
+      }
+      return null;
+    }
+  }
+
+  function keepAside(s, raw, reason) {
+    var key = CORRUPT_PREFIX + new Date().toISOString();
+    try {
+      s.setItem(key, raw);
+    } catch (e) {
+      storage.readOnly = true;
+      note("저장된 진행 기록을 읽을 수 없고(" + reason + ") 백업할 공간도 없어, 기존 값을 지우지 않도록 이번에는 기록을 저장하지 않습니다.");
+      return false;
+    }
+    note("저장된 진행 기록을 읽을 수 없어(" + reason + ") '" + key + "' 키에 그대로 보관하고, 읽을 수 있는 시도만 가지고 새로 시작합니다.");
+    return true;
+  }
+
+  function loadProgress() {
+    var s = localStore();
+    if (!s) { return storage.memory || (storage.memory = emptyState()); }
+    var raw = s.getItem(STORAGE_KEY);
+    if (raw === null) { return emptyState(); }
+    var data = null, reason = "";
+    try { data = JSON.parse(raw); } catch (e) { reason = "JSON 오류"; }
+    if (data !== null && !(isPlainObject(data) && data.schema === SCHEMA && isInt(data.schema_version))) {
+      data = null;
+      reason = "형식 오류";
+    }
+    if (data && data.schema_version > SCHEMA_VERSION) {
+      storage.readOnly = true;
+      note("저장된 진행 기록은 더 새로운 강좌 버전(schema_version " + data.schema_version +
+           ")이 쓴 것입니다. 덮어쓰지 않도록 이 페이지는 기록을 읽기만 합니다(읽기 전용).");
+      return { schema: SCHEMA, schema_version: data.schema_version, student: isPlainObject(data.student) ? data.student : {},
+               attempts: Array.isArray(data.attempts) ? data.attempts.filter(validAttempt) : [] };
+    }
+    if (data && Array.isArray(data.attempts) && data.attempts.every(validAttempt) &&
+        (data.student === undefined || isPlainObject(data.student))) {
+      data.student = data.student || {};
+      return data;
+    }
+    var salvaged = data && Array.isArray(data.attempts) ? data.attempts.filter(validAttempt) : [];
+    if (!keepAside(s, raw, reason || "잘못된 시도 기록")) {
+      return { schema: SCHEMA, schema_version: SCHEMA_VERSION, attempts: salvaged, student: {} };
+    }
+    var fresh = emptyState();
+    fresh.attempts = salvaged;
+    if (data && isPlainObject(data.student)) { fresh.student = data.student; }
+    saveProgress(fresh);
+    return fresh;
+  }
+
+  function saveProgress(state) {
+    if (storage.readOnly) { return false; }
+    var s = localStore();
+    if (!s) { storage.memory = state; return false; }
+    try {
+      s.setItem(STORAGE_KEY, JSON.stringify(state));
+      return true;
+    } catch (e) {
+      note("진행 기록을 저장하지 못했습니다(저장 공간 부족일 수 있습니다). 제출 파일을 내려받아 두세요.");
+      return false;
+    }
+  }
+
+  function updateProgress(change) {
+    var state = loadProgress();     // re-read: another tab may have written meanwhile
+    change(state);
+    saveProgress(state);
+    return state;
+  }
+
+  function newId() {
+    return Date.now().toString(16) + Math.random().toString(16).slice(2, 10);
+  }
+
+  function bestCorrectCount(state, module) {
+    var best = null;
+    state.attempts.forEach(function (a) {
+      if (a.module === module && (best === null || a.correct_count > best)) { best = a.correct_count; }
+    });
+    return best;
+  }
+
+  // ------------------------------------------------------------------ settings
+  function settings() {
+    var s = root.COURSE_SETTINGS;
+    return isPlainObject(s) ? s : {};
+  }
+
+  function checkpointFor(module, fallback) {
+    var cps = settings().checkpoints || {};
+    var cp = cps[String(module)];
+    if (isPlainObject(cp) && isInt(cp.pass_count)) { return cp; }
+    return fallback || null;
+  }
+
+  function pageLink(module) {
+    var pages = settings().pages || {};
+    var doc = pages[String(module)] || ("m" + (module < 10 ? "0" : "") + module);
+    return doc + ".html";
+  }
+
+  function modulesGatedBy(module) {
+    var gates = settings().gates || {};
+    return Object.keys(gates).filter(function (k) { return String(gates[k]) === String(module); })
+      .map(Number).sort(function (a, b) { return a - b; });
+  }
+
+  function policy() {
+    var p = settings().gating_policy;
+    return p === "strict" || p === "advisory" || p === "off" ? p : "strict";
+  }
+
+  // ------------------------------------------------------------------ DOM helpers (text nodes only)
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (name) {
+      var value = attrs[name];
+      if (value === null || value === undefined || value === false) { return; }
+      if (name === "text") { node.textContent = value; } else { node.setAttribute(name, value === true ? "" : value); }
+    });
+    (children || []).forEach(function (child) {
+      if (child === null || child === undefined) { return; }
+      node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+    });
+    return node;
+  }
+
+  /** Append text with `inline code` and line breaks. */
+  function appendInline(parent, text) {
+    var parts = String(text).split(/(`[^`\n]+`)/);
+    parts.forEach(function (part) {
+      if (!part) { return; }
+      if (part.length > 2 && part.charAt(0) === "`" && part.charAt(part.length - 1) === "`") {
+        parent.appendChild(el("code", { text: part.slice(1, -1) }));
+        return;
+      }
+      part.split("\n").forEach(function (line, i) {
+        if (i > 0) { parent.appendChild(el("br")); }
+        if (line) { parent.appendChild(document.createTextNode(line)); }
+      });
+    });
+    return parent;
+  }
+
+  /** Join a paragraph's lines with spaces (as Markdown does), keeping a break before list items. */
+  function softWrap(para) {
+    return para.replace(/\n(?=[ \t]*(?:[-*•]|[0-9]+[.)]|\([0-9a-z]\))[ \t])/g, "\u0000").replace(/[ \t]*\n[ \t]*/g, " ")
+      .replace(/\u0000/g, "\n");
+  }
+
+  /** Render paragraphs, `inline code` and ``` fenced code blocks into a container. */
+  function renderRichText(container, text) {
+    var fence = /```([^\n`]*)\n([\s\S]*?)```/g;
+    var last = 0, m;
+    var source = String(text || "");
+    function prose(chunk) {
+      chunk.split(/\n[ \t]*\n/).forEach(function (para) {
+        para = softWrap(para.replace(/^\n+|\n+$/g, ""));
+        if (para.trim()) { container.appendChild(appendInline(el("p"), para)); }
+      });
+    }
+    while ((m = fence.exec(source)) !== null) {
+      prose(source.slice(last, m.index));
+      var code = el("code", { text: m[2].replace(/\n$/, "") });
+      if (m[1].trim()) { code.className = "language-" + m[1].trim(); }
+      container.appendChild(el("pre", { "class": "course-quiz-pre" }, [code]));
+      last = fence.lastIndex;
+    }
+    prose(source.slice(last));
+    return container;
+  }
+
+  function shuffled(list) {
+    var copy = list.slice();
+    for (var i = copy.length - 1; i > 0; i--) {
+      var j = Math.floor(Math.random() * (i + 1));
+      var t = copy[i]; copy[i] = copy[j]; copy[j] = t;
+    }
+    return copy;
+  }
+
+  function formatScore(x) { return String(Math.round(x * 100) / 100); }
+
+  var STATUS_TEXT = {
+    correct: "정답", partial: "부분 정답", wrong: "오답", unanswered: "답하지 않음",
+    invalid: "읽을 수 없는 답", self: "자기 평가", pending: "자기 평가 대기", manual: "교수자 채점"
+  };
+  var TYPE_TEXT = {
+    single: "하나 고르기", multiple: "모두 고르기", numeric: "수치 답", code: "코드 빈칸", free: "서술형"
+  };
+
+  // ------------------------------------------------------------------ quiz widget
+  var BLANK_SPLIT = /___\(([A-Za-z0-9_-]+)\)___/;
+
+  function Quiz(container, bank) {
+    this.container = container;
+    this.bank = bank;
+    this.module = bank.module;
+    this.checkpoint = checkpointFor(bank.module, bank.checkpoint || null);
+    this.attemptNo = 0;
+    this.render(false);
+  }
+
+  Quiz.prototype.render = function (shuffle) {
+    var self = this, bank = this.bank;
+    this.attemptNo += 1;
+    this.startedAt = new Date().toISOString();
+    this.selfAssessment = {};
+    this.result = null;
+    this.recorded = false;
+    this.submittedAt = null;
+    var box = this.container;
+    while (box.firstChild) { box.removeChild(box.firstChild); }
+    box.setAttribute("data-quiz-state", "ready");
+    box.id = box.id || ("course-quiz-" + bank.module);
+
+    var header = el("div", { "class": "course-quiz-header" }, [
+      el("p", { "class": "course-quiz-title", text: "퀴즈(quiz): " + bank.title })
+    ]);
+    if (this.checkpoint) {
+      header.appendChild(el("p", { "class": "course-quiz-rule", text:
+        (this.checkpoint.title || "체크포인트") + " — " + this.checkpoint.question_count + "문항 중 " +
+        this.checkpoint.pass_count + "문항 이상 정답이면 통과 (" + this.checkpoint.pass_count + "/" +
+        this.checkpoint.question_count + ")" }));
+    }
+    box.appendChild(header);
+    storage.notices.forEach(function (n) {
+      box.appendChild(el("p", { "class": "course-notice", "data-course-notice": true, text: "⚠️ " + n }));
+    });
+    this.noticesShown = storage.notices.length;
+
+    var list = el("ol", { "class": "course-quiz-questions" });
+    this.blocks = {};
+    bank.questions.forEach(function (q) {
+      var block = self.renderQuestion(q, shuffle);
+      self.blocks[q.id] = block;
+      list.appendChild(block);
+    });
+    box.appendChild(list);
+
+    this.submitButton = el("button", { type: "button", "class": "course-quiz-button", "data-quiz-action": "submit", text: "제출하고 채점하기" });
+    this.retryButton = el("button", { type: "button", "class": "course-quiz-button", "data-quiz-action": "retry", hidden: true, text: "다시 풀기 (선택지 순서를 섞습니다)" });
+    this.submitButton.addEventListener("click", function () { self.submit(); });
+    this.retryButton.addEventListener("click", function () { self.render(true); self.container.scrollIntoView(); });
+    this.submitWarning = el("p", { "class": "course-quiz-input-error", "data-quiz-submit-warning": true, hidden: true });
+    this.confirmedBlank = false;
+    box.appendChild(el("div", { "class": "course-quiz-actions" }, [this.submitButton, this.retryButton, this.submitWarning]));
+
+    this.resultBox = el("div", { "class": "course-quiz-result", "data-quiz-result": true, hidden: true });
+    box.appendChild(this.resultBox);
+    box.appendChild(this.renderSubmissionForm());
+  };
+
+  Quiz.prototype.renderQuestion = function (q, shuffle) {
+    var name = "cq" + this.module + "-" + q.id + "-" + this.attemptNo;
+    var block = el("li", { "class": "course-quiz-question", "data-quiz-question": q.id, "data-quiz-type": q.type });
+    block.appendChild(el("p", { "class": "course-quiz-meta",
+      text: q.id + " · " + (TYPE_TEXT[q.type] || q.type) + " · 블룸 수준(Bloom): " + q.bloom + (q.section ? " · " + q.section : "") }));
+    block.appendChild(renderRichText(el("div", { "class": "course-quiz-prompt" }), q.prompt));
+    var body = el("div", { "class": "course-quiz-body" });
+    if (q.type === "single" || q.type === "multiple") {
+      var choices = shuffle ? shuffled(q.choices) : q.choices;
+      var fieldset = el("fieldset", { "class": "course-quiz-choices" });
+      choices.forEach(function (c) {
+        var input = el("input", { type: q.type === "single" ? "radio" : "checkbox", name: name, value: String(c.id), "data-quiz-choice": String(c.id) });
+        fieldset.appendChild(appendInline(el("label", { "class": "course-quiz-choice", "data-quiz-choice-label": String(c.id) }, [input, " "]), c.text));
+      });
+      body.appendChild(fieldset);
+    } else if (q.type === "numeric") {
+      body.appendChild(el("label", { "class": "course-quiz-numeric" }, [
+        "답: ", el("input", { type: "text", inputmode: "decimal", autocomplete: "off", "data-quiz-numeric": true, "aria-label": "수치 답" }),
+        q.answer.unit ? " " + q.answer.unit : ""
+      ]));
+    } else if (q.type === "code") {
+      var pre = el("pre", { "class": "course-quiz-code" });
+      var code = el("code");
+      q.code.split(BLANK_SPLIT).forEach(function (part, i) {
+        if (i % 2 === 0) { if (part) { code.appendChild(document.createTextNode(part)); } return; }
+        code.appendChild(el("input", { type: "text", autocomplete: "off", spellcheck: "false", size: "14",
+          "class": "course-quiz-blank", "data-quiz-blank": part, "aria-label": "빈칸 " + part, placeholder: part }));
+      });
+      pre.appendChild(code);
+      body.appendChild(pre);
+    } else {
+      body.appendChild(el("textarea", { rows: "4", "class": "course-quiz-free", "data-quiz-free": true, "aria-label": "서술형 답" }));
+    }
+    block.appendChild(body);
+    block.appendChild(el("p", { "class": "course-quiz-input-error", "data-quiz-input-error": true, hidden: true }));
+    block.appendChild(el("div", { "class": "course-quiz-feedback", "data-quiz-feedback": true, hidden: true }));
+    return block;
+  };
+
+  Quiz.prototype.collectAnswers = function () {
+    var answers = {}, blocks = this.blocks;
+    this.bank.questions.forEach(function (q) {
+      var block = blocks[q.id];
+      if (q.type === "single") {
+        var checked = block.querySelector("input[data-quiz-choice]:checked");
+        answers[q.id] = checked ? checked.value : null;
+      } else if (q.type === "multiple") {
+        var picked = {};
+        Array.prototype.forEach.call(block.querySelectorAll("input[data-quiz-choice]:checked"), function (i) { picked[i.value] = true; });
+        answers[q.id] = q.choices.map(function (c) { return String(c.id); }).filter(function (id) { return picked[id]; });
+      } else if (q.type === "numeric") {
+        answers[q.id] = block.querySelector("input[data-quiz-numeric]").value;
+      } else if (q.type === "code") {
+        var blanks = {};
+        Array.prototype.forEach.call(block.querySelectorAll("input[data-quiz-blank]"), function (i) {
+          blanks[i.getAttribute("data-quiz-blank")] = i.value;
+        });
+        answers[q.id] = blanks;
+      } else {
+        answers[q.id] = block.querySelector("textarea[data-quiz-free]").value;
+      }
+    });
+    return answers;
+  };
+
+  /** Unreadable numbers block submission so a typo is not graded as wrong. */
+  Quiz.prototype.checkNumbers = function (answers) {
+    var firstBad = null, blocks = this.blocks;
+    this.bank.questions.forEach(function (q) {
+      var box = blocks[q.id].querySelector("[data-quiz-input-error]");
+      box.hidden = true;
+      box.textContent = "";
+      if (q.type !== "numeric" || trim(answers[q.id] || "") === "") { return; }
+      try {
+        parseNumber(answers[q.id], q.answer.unit);
+      } catch (e) {
+        box.textContent = e.message;
+        box.hidden = false;
+        if (!firstBad) { firstBad = blocks[q.id].querySelector("input[data-quiz-numeric]"); }
+      }
+    });
+    if (firstBad) { firstBad.focus(); }
+    return firstBad === null;
+  };
+
+  Quiz.prototype.submit = function () {
+    var answers = this.collectAnswers();
+    if (!this.checkNumbers(answers)) { return; }
+    var unanswered = this.bank.questions.filter(function (q) {
+      return gradeQuestion(q, answers[q.id], true).status === "unanswered";
+    }).length;
+    if (unanswered > 0 && !this.confirmedBlank) {
+      this.confirmedBlank = true;
+      this.submitWarning.textContent = "답하지 않은 문항이 " + unanswered + "개 있습니다. 그대로 채점하려면 한 번 더 누르세요.";
+      this.submitWarning.hidden = false;
+      this.submitButton.textContent = "그래도 제출하기";
+      return;
+    }
+    this.submitWarning.hidden = true;
+    this.answers = answers;
+    this.submittedAt = new Date().toISOString();
+    Array.prototype.forEach.call(this.container.querySelectorAll(".course-quiz-question input, .course-quiz-question textarea"),
+      function (i) { i.disabled = true; });
+    this.submitButton.hidden = true;
+    this.retryButton.hidden = false;
+    this.downloadButton.disabled = false;
+    this.regrade();
+  };
+
+  Quiz.prototype.regrade = function () {
+    var passCount = this.checkpoint ? this.checkpoint.pass_count : null;
+    this.result = gradeQuiz(this.bank.questions, this.answers, this.selfAssessment, passCount, "learner");
+    var self = this;
+    var pendingSelf = this.result.results.filter(function (r) { return r.status === "pending"; }).length;
+    if (pendingSelf === 0 && !this.recorded) { this.record(); }
+    this.result.results.forEach(function (r, i) { self.showFeedback(self.bank.questions[i], r); });
+    this.container.setAttribute("data-quiz-state", this.recorded ? "final" : "submitted");
+    this.showResult(pendingSelf);
+  };
+
+  Quiz.prototype.showFeedback = function (q, r) {
+    var self = this;
+    var block = this.blocks[q.id];
+    var box = block.querySelector("[data-quiz-feedback]");
+    while (box.firstChild) { box.removeChild(box.firstChild); }
+    box.hidden = false;
+    box.setAttribute("data-quiz-status", r.status);
+    block.setAttribute("data-quiz-status", r.status);
+    var head = STATUS_TEXT[r.status] || r.status;
+    if (r.status === "partial") { head += " (" + formatScore(r.score) + "점)"; }
+    box.appendChild(el("p", { "class": "course-quiz-status course-quiz-status-" + r.status, text: head + (r.message && r.status !== "unanswered" ? " — " + r.message : "") }));
+    if (q.type === "single" || q.type === "multiple") {
+      q.choices.forEach(function (c) {
+        var label = block.querySelector('[data-quiz-choice-label="' + String(c.id).replace(/["\\]/g, "") + '"]');
+        if (label) { label.classList.add(c.correct ? "course-quiz-right" : "course-quiz-not"); }
+      });
+      var right = q.choices.filter(function (c) { return c.correct; });
+      box.appendChild(appendInline(el("p"), "정답: " + right.map(function (c) { return c.text; }).join(" / ")));
+    } else if (q.type === "numeric") {
+      box.appendChild(el("p", { text: "정답: " + q.answer.value + (q.answer.unit ? " " + q.answer.unit : "") +
+        (q.answer.tolerance > 0 ? " (허용 오차 ±" + q.answer.tolerance + ")" : "") }));
+    } else if (q.type === "code") {
+      var ul = el("ul");
+      q.blanks.forEach(function (b) {
+        var ok = r.detail.blanks ? r.detail.blanks[b.id] : false;
+        ul.appendChild(el("li", {}, [(ok ? "✓ " : "✗ ") + b.id + ": ", el("code", { text: b.accept[0] }),
+          b.accept.length > 1 ? " (또는 " + b.accept.slice(1).join(", ") + ")" : ""]));
+      });
+      box.appendChild(ul);
+    } else {
+      box.appendChild(el("p", { "class": "course-quiz-label", text: "모범 답안(model answer)" }));
+      box.appendChild(renderRichText(el("div", { "class": "course-quiz-model" }), q.model_answer));
+      box.appendChild(el("p", { "class": "course-quiz-label", text: "채점 기준(rubric): 아래 항목이 모두 들어 있으면 맞음입니다." }));
+      var rubric = el("ul");
+      q.rubric.forEach(function (point) { rubric.appendChild(appendInline(el("li"), point)); });
+      box.appendChild(rubric);
+      if (r.status !== "unanswered" && r.status !== "invalid") {
+        var decided = this.selfAssessment[q.id];
+        var buttons = el("p", { "class": "course-quiz-self" }, ["자기 평가(self-assessment): "]);
+        [[true, "맞음"], [false, "틀림"]].forEach(function (pair) {
+          var button = el("button", { type: "button", "class": "course-quiz-button", "data-quiz-self": String(pair[0]),
+            "aria-pressed": String(decided === pair[0]), disabled: self.recorded, text: pair[1] });
+          button.addEventListener("click", function () {
+            self.selfAssessment[q.id] = pair[0];
+            self.regrade();
+          });
+          buttons.appendChild(button);
+          buttons.appendChild(document.createTextNode(" "));
+        });
+        box.appendChild(buttons);
+      }
+    }
+    box.appendChild(el("p", { "class": "course-quiz-label", text: "해설(explanation)" }));
+    box.appendChild(renderRichText(el("div", { "class": "course-quiz-explanation" }), q.explanation));
+  };
+
+  Quiz.prototype.record = function () {
+    var r = this.result, module = this.module, self = this;
+    var results = {};
+    r.results.forEach(function (x) { results[x.qid] = { status: x.status, score: x.score }; });
+    updateProgress(function (state) {
+      state.attempts.push({
+        id: newId(), module: module, time: self.submittedAt, started_at: self.startedAt, client: "site",
+        answers: self.answers, self_assessment: self.selfAssessment, results: results,
+        score: r.score, max_score: r.maxScore, correct_count: r.correctCount, passed: r.passed
+      });
+    });
+    this.recorded = true;
+    applyGates();
+  };
+
+  Quiz.prototype.showResult = function (pendingSelf) {
+    var box = this.resultBox, r = this.result, cp = this.checkpoint;
+    while (box.firstChild) { box.removeChild(box.firstChild); }
+    box.hidden = false;
+    box.appendChild(el("p", { "class": "course-quiz-summary", text:
+      r.maxScore + "문항 중 " + r.correctCount + "문항 정답 (점수 " + formatScore(r.score) + "/" + r.maxScore + ")" }));
+    storage.notices.slice(this.noticesShown).forEach(function (n) {
+      box.appendChild(el("p", { "class": "course-notice", "data-course-notice": true, text: "⚠️ " + n }));
+    });
+    if (pendingSelf > 0) {
+      box.appendChild(el("p", { "class": "course-quiz-pending", text:
+        "서술형 " + pendingSelf + "문항의 자기 평가(맞음/틀림)를 마치면 결과가 확정되고 기록됩니다." }));
+      return;
+    }
+    if (!cp) { return; }
+    var rule = cp.pass_count + "/" + cp.question_count;
+    var banner = el("div", { "class": "course-quiz-banner " + (r.passed ? "course-quiz-pass" : "course-quiz-fail"),
+      "data-quiz-banner": true, "data-quiz-passed": String(!!r.passed), role: "status" });
+    if (r.passed) {
+      banner.appendChild(el("p", { text: "✅ 통과했습니다! " + (cp.title || "체크포인트") + ": " + r.correctCount + "/" + r.maxScore + " (기준 " + rule + " 이상)" }));
+      modulesGatedBy(this.module).forEach(function (m) {
+        banner.appendChild(el("p", {}, ["이제 다음 장이 열렸습니다: ", el("a", { href: pageLink(m), "data-course-next-link": String(m), text: "모듈 " + m + "로 가기" })]));
+      });
+    } else {
+      banner.appendChild(el("p", { text: "아직 통과하지 못했습니다: " + r.correctCount + "/" + r.maxScore + ". " + rule +
+        " 이상이면 통과합니다. 해설을 읽고 '다시 풀기'로 다시 도전하세요." }));
+    }
+    box.appendChild(banner);
+  };
+
+  Quiz.prototype.renderSubmissionForm = function () {
+    var self = this;
+    var student = loadProgress().student || {};
+    var idInput = el("input", { type: "text", autocomplete: "off", "data-quiz-student": "id", value: student.id || "", size: "14" });
+    var nameInput = el("input", { type: "text", autocomplete: "off", "data-quiz-student": "name", value: student.name || "", size: "14" });
+    this.downloadButton = el("button", { type: "button", "class": "course-quiz-button", "data-quiz-action": "download", disabled: true, text: "제출 파일 내려받기" });
+    this.downloadStatus = el("p", { "class": "course-quiz-download-status", "data-quiz-download-status": true, "aria-live": "polite" });
+    this.downloadButton.addEventListener("click", function () { self.download(idInput, nameInput); });
+    return el("div", { "class": "course-quiz-submission" }, [
+      el("p", { "class": "course-quiz-label", text: "교수자에게 낼 제출 파일(submission file) — 제출한 뒤에 내려받을 수 있습니다." }),
+      el("label", {}, ["학번(student ID) ", idInput]), " ",
+      el("label", {}, ["이름(name) ", nameInput]), " ",
+      this.downloadButton, this.downloadStatus
+    ]);
+  };
+
+  Quiz.prototype.download = function (idInput, nameInput) {
+    var self = this;
+    var student = { id: idInput.value.trim(), name: nameInput.value.trim() };
+    if (!student.id) {
+      this.downloadStatus.textContent = "학번(student ID)을 입력하세요.";
+      idInput.focus();
+      return Promise.resolve(null);
+    }
+    updateProgress(function (state) { state.student = student; });
+    return buildSubmission(this.bank, student, this.answers, this.selfAssessment, this.startedAt, this.submittedAt)
+      .then(function (doc) {
+        var name = submissionFilename(self.module, student.id, doc.submitted_at);
+        var blob = new Blob([JSON.stringify(doc, null, 1)], { type: "application/json" });
+        var url = URL.createObjectURL(blob);
+        var link = el("a", { href: url, download: name, hidden: true });
+        document.body.appendChild(link);
+        link.click();
+        setTimeout(function () { URL.revokeObjectURL(url); link.remove(); }, 1000);
+        self.downloadStatus.textContent = name + " 파일을 내려받았습니다. 이 파일을 교수자에게 제출하세요." +
+          (doc.integrity ? "" : " (이 브라우저에서는 무결성 값을 계산하지 못해 integrity가 비어 있습니다.)");
+        return doc;
+      });
+  };
+
+  // ------------------------------------------------------------------ gating
+  function keepChain(node, keep) {
+    return keep.some(function (k) { return k && (node === k || node.contains(k)); });
+  }
+
+  function hideAllBut(container, keep) {
+    Array.prototype.forEach.call(container.children, function (child) {
+      if (keep.indexOf(child) !== -1) { return; }
+      if (keepChain(child, keep)) { hideAllBut(child, keep); return; }
+      if (child.hasAttribute("data-course-gated-hidden")) { return; }
+      child.setAttribute("data-course-gated-hidden", child.style.display || "");
+      child.style.display = "none";
+    });
+  }
+
+  function unhideAll() {
+    Array.prototype.forEach.call(document.querySelectorAll("[data-course-gated-hidden]"), function (node) {
+      node.style.display = node.getAttribute("data-course-gated-hidden");
+      node.removeAttribute("data-course-gated-hidden");
+    });
+  }
+
+  function articleOf(node) {
+    return node.closest("article") || node.closest("main") || node.closest("[role=main]") || document.body;
+  }
+
+  function gateNotice(gate, state, cp, requires, best) {
+    var old = gate.querySelector("[data-course-gate-notice]");
+    if (old) { old.remove(); }
+    if (!state) { return; }
+    var title = cp.title || ("모듈 " + requires + " 체크포인트");
+    var rule = cp.pass_count + "/" + cp.question_count;
+    var link = el("a", { href: pageLink(requires) + "#course-quiz-" + requires, "data-course-gate-link": String(requires), text: title + " 풀러 가기" });
+    var record = best === null ? "아직 응시 기록이 없습니다." : "지금까지 최고 기록: " + best + "/" + cp.question_count + ".";
+    var lines;
+    if (state === "open") {
+      lines = [el("p", { text: "✅ " + title + "을(를) 통과해서 이 장이 열렸습니다." })];
+    } else if (state === "locked") {
+      lines = [el("p", { text: "🔒 이 장은 잠겨 있습니다. 먼저 " + title + "에서 " + cp.question_count + "문항 중 " +
+                 cp.pass_count + "문항 이상을 맞혀야 합니다 (" + rule + "). " + record }),
+               el("p", {}, [link])];
+    } else {
+      lines = [el("p", { text: "ℹ️ 이 장을 시작하기 전에 " + title + "(" + rule + " 이상)을 먼저 통과하기를 권합니다. " + record }),
+               el("p", {}, [link])];
+    }
+    gate.appendChild(el("div", { "class": "course-gate-notice course-gate-" + state, "data-course-gate-notice": true,
+      "data-gate-state": state, role: "note" }, lines));
+  }
+
+  /** Apply (or re-apply) every gate on the page from the stored progress. */
+  function applyGates() {
+    if (typeof document === "undefined") { return; }
+    var gates = document.querySelectorAll(".course-gate[data-requires]");
+    if (!gates.length) { return; }
+    var state = loadProgress(), p = policy();
+    unhideAll();
+    Array.prototype.forEach.call(gates, function (gate) {
+      var requires = Number(gate.getAttribute("data-requires"));
+      var cp = checkpointFor(requires, null);
+      var best = bestCorrectCount(state, requires);
+      if (p === "off" || !cp) { gateNotice(gate, null); return; }
+      var passed = best !== null && best >= cp.pass_count;
+      if (passed) { gateNotice(gate, "open", cp, requires, best); return; }
+      if (p === "advisory") { gateNotice(gate, "advisory", cp, requires, best); return; }
+      gateNotice(gate, "locked", cp, requires, best);
+      var article = articleOf(gate);
+      var title = article.querySelector("h1");
+      hideAllBut(article, [gate, title]);
+    });
+  }
+
+  // ------------------------------------------------------------------ start
+  function readBank(container) {
+    var module = container.getAttribute("data-module");
+    var script = container.nextElementSibling;
+    if (!(script && script.classList.contains("course-quiz-data"))) {
+      script = document.querySelector('script.course-quiz-data[data-module="' + Number(module) + '"]');
+    }
+    if (!script) { return null; }
+    return JSON.parse(script.textContent);
+  }
+
+  var started = false;
+
+  function start() {
+    if (started) { return; }
+    started = true;
+    loadProgress();
+    Array.prototype.forEach.call(document.querySelectorAll(".course-quiz[data-module]"), function (container) {
+      try {
+        var bank = readBank(container);
+        if (!bank) { throw new Error("quiz data not found"); }
+        container.quiz = new Quiz(container, bank);
+      } catch (e) {
+        container.textContent = "퀴즈를 불러오지 못했습니다: " + e.message;
+        if (root.console) { root.console.warn("course quiz:", e); }
+      }
+    });
+    applyGates();
+    if (location.hash && location.hash.indexOf("#course-quiz-") === 0) {
+      var target = document.getElementById(location.hash.slice(1));
+      if (target) { target.scrollIntoView(); }
+    }
+    root.addEventListener("storage", function (event) {
+      if (event.key === STORAGE_KEY) { applyGates(); }
+    });
+  }
+
+  return {
+    NUMBER_MESSAGES: NUMBER_MESSAGES,
+    UNIT_ALIASES: UNIT_ALIASES,
+    STORAGE_KEY: STORAGE_KEY,
+    CORRUPT_PREFIX: CORRUPT_PREFIX,
+    SUBMISSION_FORMAT: SUBMISSION_FORMAT,
+    SUBMISSION_VERSION: SUBMISSION_VERSION,
+    AnswerFormatError: AnswerFormatError,
+    parseNumber: parseNumber,
+    unitsMatch: unitsMatch,
+    normalizeCode: normalizeCode,
+    gradeQuestion: gradeQuestion,
+    gradeQuiz: gradeQuiz,
+    canonicalJSON: canonicalJSON,
+    sha256Hex: sha256Hex,
+    buildSubmission: buildSubmission,
+    submissionFilename: submissionFilename,
+    loadProgress: loadProgress,
+    applyGates: applyGates,
+    storage: storage,
+    start: start
+  };
+});

@@ -1,0 +1,226 @@
+"""Question bank loading and strict schema validation (course.bank)."""
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+
+from course import bank as bank_mod
+from course.bank import (BankError, answer_key, expected_question_count, load_all_banks, load_bank,
+                         load_bank_file, site_payload, student_view, validate_bank_data)
+from course.settings import load_settings
+
+FIXTURES = Path(__file__).parent / "fixtures" / "banks"
+REAL_BANKS = Path(__file__).resolve().parent.parent / "course" / "banks"
+
+
+@pytest.fixture
+def valid_data():
+    return yaml.safe_load((FIXTURES / "m06.yaml").read_text(encoding="utf-8"))
+
+
+def question(data, qid):
+    return next(q for q in data["questions"] if q["id"] == qid)
+
+
+def write_bank(tmp_path, data, name="m06.yaml"):
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def renumbered(data, module, count):
+    """A copy of the fixture bank moved to another module with count questions."""
+    out = copy.deepcopy(data)
+    base = out["questions"]
+    out["module"] = module
+    out["questions"] = []
+    for i in range(count):
+        q = copy.deepcopy(base[i % len(base)])
+        q["id"] = f"m{module:02d}-q{i + 1:02d}"
+        out["questions"].append(q)
+    return out
+
+
+def test_fixture_bank_loads_into_dataclasses():
+    bank = load_bank(6, FIXTURES)
+    assert bank.module == 6 and len(bank.questions) == 8
+    assert {q.type for q in bank.questions} == {"single", "multiple", "numeric", "code", "free"}
+    q = bank.question("m06-q03")
+    assert q.answer.value == 8192 and q.answer.unit == "B"
+    assert bank.question("m06-q02").correct_choice_ids == ("a", "b")
+    assert [b.id for b in bank.question("m06-q04").blanks] == ["b1", "b2"]
+    assert len(bank.digest) == 64
+
+
+def test_digest_changes_with_content(tmp_path, valid_data):
+    first = load_bank_file(write_bank(tmp_path, valid_data)).digest
+    question(valid_data, "m06-q03")["answer"]["value"] = 4096
+    assert load_bank_file(write_bank(tmp_path, valid_data)).digest != first
+
+
+def test_student_view_hides_every_answer():
+    bank = load_bank(6, FIXTURES)
+    view = student_view(bank)
+    text = repr(view)
+    for secret in ("correct", "accept", "model_answer", "rubric", "explanation", "tolerance", "8192"):
+        assert secret not in text, secret
+    numeric = next(q for q in view["questions"] if q["id"] == "m06-q03")
+    assert numeric["unit"] == "B"
+    code = next(q for q in view["questions"] if q["id"] == "m06-q04")
+    assert code["blanks"] == ["b1", "b2"] and "___(b1)___" in code["code"]
+
+
+def test_answer_key_and_site_payload_keep_answers():
+    bank = load_bank(6, FIXTURES)
+    key = {q["id"]: q for q in answer_key(bank)["questions"]}
+    assert key["m06-q01"]["correct"] == ["b"]
+    assert key["m06-q03"]["answer"] == {"value": 8192.0, "tolerance": 0.0, "unit": "B"}
+    assert key["m06-q04"]["blanks"]["b2"] == ["blockIdx.x * TILE + tx", "col"]
+    assert len(key["m06-q08"]["rubric"]) == 3
+    payload = site_payload(bank)
+    assert payload["bank_hash"] == bank.digest
+    assert payload["questions"][0]["choices"][1]["correct"] is True
+
+
+def test_valid_data_has_no_problems(valid_data):
+    assert validate_bank_data(valid_data, "m06.yaml") == []
+
+
+def _delete(qid, field):
+    def mutate(data):
+        del question(data, qid)[field]
+    return mutate
+
+
+def _choices_correct(qid, flags):
+    def mutate(data):
+        for choice, flag in zip(question(data, qid)["choices"], flags):
+            choice["correct"] = flag
+    return mutate
+
+
+def _drop_question(data):
+    data["questions"].pop()
+
+
+def _duplicate_id(data):
+    data["questions"][1]["id"] = data["questions"][0]["id"]
+
+
+BROKEN = [
+    # (description, mutation, fragments the message must contain)
+    ("single with two correct", _choices_correct("m06-q01", [True, True, False, False]), ["m06-q01", "choices", "정확히 1개"]),
+    ("single with none correct", _choices_correct("m06-q01", [False] * 4), ["m06-q01", "choices", "현재 0개"]),
+    ("multiple with one correct", _choices_correct("m06-q02", [True, False, False, False]), ["m06-q02", "choices", "2개 이상"]),
+    ("multiple with all correct", _choices_correct("m06-q02", [True] * 4), ["m06-q02", "오답 0개"]),
+    ("two choices only", lambda d: question(d, "m06-q06")["choices"].pop(), ["m06-q06", "choices", "3~6"]),
+    ("choice correct not bool", lambda d: question(d, "m06-q01")["choices"][0].update(correct="yes"), ["choices[1].correct"]),
+    ("numeric tolerance missing", lambda d: question(d, "m06-q03")["answer"].pop("tolerance"), ["m06-q03", "answer.tolerance", "허용 오차"]),
+    ("numeric tolerance negative", lambda d: question(d, "m06-q03")["answer"].update(tolerance=-1), ["answer.tolerance", "0 이상"]),
+    ("numeric unit missing", lambda d: question(d, "m06-q03")["answer"].pop("unit"), ["m06-q03", "answer.unit"]),
+    ("numeric value not a number", lambda d: question(d, "m06-q03")["answer"].update(value="8192"), ["answer.value"]),
+    ("code blank without accept", lambda d: question(d, "m06-q04")["blanks"].pop(), ["m06-q04", "blanks", "b2"]),
+    ("code accept for missing blank", lambda d: question(d, "m06-q04")["blanks"].append({"id": "b3", "accept": ["x"]}), ["m06-q04", "b3", "코드에 없습니다"]),
+    ("code empty accept list", lambda d: question(d, "m06-q04")["blanks"][0].update(accept=[]), ["blanks[1].accept"]),
+    ("code without blanks", lambda d: question(d, "m06-q04").update(code="x = 1;"), ["m06-q04", "code", "하나도 없습니다"]),
+    ("free without model answer", _delete("m06-q08", "model_answer"), ["m06-q08", "model_answer"]),
+    ("free with one rubric point", lambda d: question(d, "m06-q08").update(rubric=["a"]), ["m06-q08", "rubric", "2~4"]),
+    ("free with five rubric points", lambda d: question(d, "m06-q08").update(rubric=list("abcde")), ["rubric", "2~4"]),
+    ("unknown bloom", lambda d: question(d, "m06-q01").update(bloom="암기"), ["m06-q01", "bloom", "암기"]),
+    ("unknown type", lambda d: question(d, "m06-q01").update(type="truefalse"), ["m06-q01", "type"]),
+    ("missing explanation", _delete("m06-q05", "explanation"), ["m06-q05", "explanation"]),
+    ("missing prompt", _delete("m06-q05", "prompt"), ["m06-q05", "prompt"]),
+    ("field of another type", lambda d: question(d, "m06-q03").update(choices=[]), ["m06-q03", "choices", "쓸 수 없는"]),
+    ("typo in a field name", lambda d: question(d, "m06-q03").update(tolerence=0), ["m06-q03", "tolerence"]),
+    ("bad id format", lambda d: question(d, "m06-q01").update(id="q1"), ["id", "m06-q01"]),
+    ("id of another module", lambda d: question(d, "m06-q01").update(id="m07-q01"), ["m07-q01", "m06-"]),
+    ("duplicate id", _duplicate_id, ["m06-q01", "같은 id"]),
+    ("seven questions", _drop_question, ["questions", "8개", "현재 7개"]),
+    ("module out of range", lambda d: d.update(module=11), ["module", "4에서 10"]),
+    ("title missing", lambda d: d.pop("title"), ["title"]),
+    ("unknown top-level key", lambda d: d.update(extra=1), ["extra"]),
+]
+
+
+@pytest.mark.parametrize("description,mutate,fragments", BROKEN, ids=[b[0] for b in BROKEN])
+def test_each_rule_is_enforced_with_a_korean_message(tmp_path, valid_data, description, mutate, fragments):
+    mutate(valid_data)
+    with pytest.raises(BankError) as info:
+        load_bank_file(write_bank(tmp_path, valid_data))
+    message = str(info.value)
+    assert message.startswith("m06.yaml: ")
+    for fragment in fragments:
+        assert fragment in message, (fragment, message)
+
+
+def test_all_problems_are_reported_together(tmp_path, valid_data):
+    question(valid_data, "m06-q01")["bloom"] = "x"
+    question(valid_data, "m06-q03")["answer"].pop("unit")
+    with pytest.raises(BankError) as info:
+        load_bank_file(write_bank(tmp_path, valid_data))
+    assert len(info.value.problems) == 2
+
+
+def test_module_nine_needs_ten_questions(tmp_path, valid_data):
+    assert expected_question_count(9) == 10 and expected_question_count(6) == 8
+    nine = renumbered(valid_data, 9, 8)
+    with pytest.raises(BankError, match="10개"):
+        load_bank_file(write_bank(tmp_path, nine, "m09.yaml"))
+    assert len(load_bank_file(write_bank(tmp_path, renumbered(valid_data, 9, 10), "m09.yaml")).questions) == 10
+
+
+def test_yaml_syntax_error_and_non_mapping(tmp_path):
+    broken = tmp_path / "m06.yaml"
+    broken.write_text("module: 6\nquestions: [\n", encoding="utf-8")
+    with pytest.raises(BankError, match="YAML"):
+        load_bank_file(broken)
+    broken.write_text("- just a list\n", encoding="utf-8")
+    with pytest.raises(BankError, match="매핑"):
+        load_bank_file(broken)
+
+
+def test_missing_bank_file(tmp_path):
+    with pytest.raises(BankError, match="파일이 없습니다"):
+        load_bank(6, tmp_path)
+
+
+def test_file_name_must_match_module(tmp_path, valid_data):
+    with pytest.raises(BankError, match="파일 이름"):
+        load_bank_file(write_bank(tmp_path, valid_data, "m07.yaml"))
+
+
+def test_load_all_banks_checks_ids_across_files(tmp_path, valid_data):
+    write_bank(tmp_path, valid_data, "m06.yaml")
+    write_bank(tmp_path, renumbered(valid_data, 4, 8), "m04.yaml")
+    assert sorted(load_all_banks(tmp_path)) == [4, 6]
+    write_bank(tmp_path, valid_data, "m06_copy.yaml")
+    with pytest.raises(BankError) as info:
+        load_all_banks(tmp_path)
+    assert "m06_copy.yaml: m06-q01: id: 다른 파일" in str(info.value)
+
+
+def test_banks_dir_env_variable(monkeypatch):
+    monkeypatch.setenv(bank_mod.BANKS_ENV, str(FIXTURES))
+    assert load_bank(6).module == 6
+
+
+# ---------------------------------------------------------------- the real banks (written in parallel)
+
+@pytest.mark.parametrize("module", range(4, 11))
+def test_real_bank_is_valid(module):
+    path = REAL_BANKS / f"m{module:02d}.yaml"
+    if not path.exists():
+        pytest.skip(f"{path.name} does not exist yet")
+    bank = load_bank(module, REAL_BANKS)
+    assert len(bank.questions) == expected_question_count(module)
+    checkpoint = load_settings().checkpoint(module)
+    if checkpoint is not None:
+        assert checkpoint.question_count == len(bank.questions)
+        assert bank.checkpoint is True
+
+
+def test_real_banks_have_unique_ids_across_files():
+    if not list(REAL_BANKS.glob("m*.yaml")):
+        pytest.skip("no real bank exists yet")
+    load_all_banks(REAL_BANKS)

@@ -1,0 +1,224 @@
+"""Grading rules (course.grading), the quiz display (course.quiz) and the JupyterLab widget.
+
+The case table tests/fixtures/grading_cases.json is shared with tests/test_quiz_js.py,
+which runs the same cases through quiz.js.
+"""
+import json
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings as hsettings, strategies as st
+
+from course import grading
+from course.bank import load_bank, question_from_dict
+from course.grading import AnswerFormatError, grade_question, grade_quiz, parse_number
+from course.progress import ProgressStore
+from course.settings import settings_from_dict, DEFAULT_SETTINGS
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CASES = json.loads((FIXTURES / "grading_cases.json").read_text(encoding="utf-8"))
+QUESTIONS = {name: question_from_dict(q) for name, q in CASES["questions"].items()}
+
+
+def grade_case(case):
+    return grade_question(QUESTIONS[case["question"]], case["response"], case.get("self_assessment"),
+                          case.get("mode", "learner"), case.get("manual_mark"))
+
+
+@pytest.mark.parametrize("case", CASES["grade_cases"], ids=[c["name"] for c in CASES["grade_cases"]])
+def test_grade_case(case):
+    result = grade_case(case)
+    assert result.status == case["expect"]["status"]
+    assert result.score == pytest.approx(case["expect"]["score"])
+    assert result.correct == (case["expect"]["score"] >= 1 and result.status != "pending")
+
+
+@pytest.mark.parametrize("case", CASES["number_cases"], ids=[repr(c["input"]) + c["unit"] for c in CASES["number_cases"]])
+def test_parse_number_case(case):
+    if "error" in case:
+        with pytest.raises(AnswerFormatError) as info:
+            parse_number(case["input"], case["unit"])
+        assert info.value.code == case["error"]
+        assert str(info.value)  # a Korean message, never empty
+    else:
+        assert parse_number(case["input"], case["unit"]) == pytest.approx(case["value"])
+
+
+@pytest.mark.parametrize("case", CASES["quiz_cases"], ids=[c["name"] for c in CASES["quiz_cases"]])
+def test_quiz_case(case):
+    questions = [QUESTIONS[name] for name in case["questions"]]
+    result = grade_quiz(questions, case["answers"], case["self_assessment"], case["pass_count"], case["mode"])
+    for key, value in case["expect"].items():
+        assert getattr(result, key) == value, key
+
+
+def test_unit_message_names_the_expected_unit():
+    with pytest.raises(AnswerFormatError, match="'B'"):
+        parse_number("8 KB", "B")
+
+
+@given(st.text(max_size=30), st.sampled_from(["", "B", "배", "TFLOP/s"]))
+@hsettings(max_examples=400, deadline=None)
+def test_parse_number_never_raises_anything_else(text, unit):
+    try:
+        value = parse_number(text, unit)
+    except AnswerFormatError as exc:
+        assert exc.code in grading.NUMBER_MESSAGES
+    else:
+        assert value == value and abs(value) != float("inf")
+
+
+@given(st.lists(st.sampled_from("abcde"), max_size=7))
+def test_multiple_score_in_range_and_full_only_when_exact(picks):
+    q = QUESTIONS["multiple"]
+    result = grade_question(q, picks)
+    assert 0 <= result.score <= 1
+    assert result.correct == (set(picks) == {"a", "b", "c"})
+
+
+@given(st.one_of(st.none(), st.integers(), st.floats(), st.text(max_size=5), st.lists(st.integers(), max_size=3),
+                 st.dictionaries(st.text(max_size=3), st.integers(), max_size=3), st.booleans()))
+def test_malformed_responses_never_raise(response):
+    for q in QUESTIONS.values():
+        for mode in ("learner", "instructor"):
+            result = grade_question(q, response, mode=mode)
+            assert 0 <= result.score <= 1
+
+
+def test_free_is_never_scored_by_text_in_instructor_mode():
+    q = QUESTIONS["free"]
+    assert grade_question(q, "m", True, mode="instructor").status == "pending"
+    quiz = grade_quiz([q], {"t-free": "m"}, {"t-free": True}, 1, mode="instructor")
+    assert quiz.correct_count == 0 and quiz.pass_status == "pending"
+
+
+def test_pass_rule_is_a_count_against_the_fixture_bank():
+    bank = load_bank(6, FIXTURES / "banks")
+    answers = correct_answers(bank)
+    answers["m06-q01"] = "a"
+    answers["m06-q03"] = "4096"
+    result = grade_quiz(bank.questions, answers, {"m06-q08": True}, pass_count=6)
+    assert (result.correct_count, result.max_score, result.pass_status) == (6, 8, "passed")
+    answers["m06-q05"] = "31"
+    assert grade_quiz(bank.questions, answers, {"m06-q08": True}, pass_count=6).pass_status == "failed"
+
+
+def correct_answers(bank):
+    answers = {}
+    for q in bank.questions:
+        if q.type == "single":
+            answers[q.id] = q.correct_choice_ids[0]
+        elif q.type == "multiple":
+            answers[q.id] = list(q.correct_choice_ids)
+        elif q.type == "numeric":
+            answers[q.id] = f"{q.answer.value:.15g}"
+        elif q.type == "code":
+            answers[q.id] = {b.id: b.accept[0] for b in q.blanks}
+        else:
+            answers[q.id] = "블록당 공유 메모리가 늘어 점유율이 떨어진다"
+    return answers
+
+
+# ---------------------------------------------------------------- course.quiz: static HTML
+
+def test_static_quiz_html_escapes_script_breakers(monkeypatch, tmp_path):
+    import yaml
+    from course import quiz
+    data = yaml.safe_load((FIXTURES / "banks" / "m06.yaml").read_text(encoding="utf-8"))
+    data["questions"][0]["prompt"] = "</script><script>alert(1)</script> & <b>"
+    (tmp_path / "m06.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    monkeypatch.setenv("COURSE_STATIC", "1")
+    shown = quiz.show(6, banks_dir=tmp_path, settings=settings_from_dict(DEFAULT_SETTINGS))
+    markup = shown._repr_html_()
+    assert markup.startswith('<div class="course-quiz" data-module="6"></div>')
+    assert markup.count("</script>") == 1 and "<b>" not in markup and "alert(1)</script>" not in markup
+    body = markup.split('data-module="6">', 2)[2].split("</script>")[0]
+    payload = json.loads(body)
+    assert payload["questions"][0]["prompt"].startswith("</script><script>")
+    assert payload["checkpoint"] == {"pass_count": 6, "question_count": 8, "title": "모듈 6 숙달 체크포인트"}
+
+
+def test_rich_text_html_escapes_and_renders_code():
+    from course.quiz import rich_text_html
+    out = rich_text_html("a `x<y` b\n\n```cuda\nint i = 0; // <tag>\n```\nend")
+    assert "<code>x&lt;y</code>" in out
+    assert "<pre><code>int i = 0; // &lt;tag&gt;</code></pre>" in out
+    assert out.endswith("<p>end</p>")
+
+
+# ---------------------------------------------------------------- course.quiz: JupyterLab widget
+
+@pytest.fixture
+def lab_quiz(tmp_path, monkeypatch):
+    pytest.importorskip("ipywidgets")
+    from course.quiz import LabQuiz
+    monkeypatch.delenv("COURSE_STATIC", raising=False)
+    bank = load_bank(6, FIXTURES / "banks")
+    store = ProgressStore(tmp_path / "data")
+    return LabQuiz(bank, settings_from_dict(DEFAULT_SETTINGS), store, submissions_dir=tmp_path / "subs",
+                   rng=random.Random(1))
+
+
+def fill(quiz, answers):
+    for q in quiz.bank.questions:
+        widget, value = quiz.inputs[q.id], answers[q.id]
+        if q.type == "multiple":
+            for cid, box in widget.items():
+                box.value = cid in value
+        elif q.type == "code":
+            for bid, text in widget.items():
+                text.value = value.get(bid, "")
+        else:
+            widget.value = value
+
+
+def test_lab_quiz_submit_self_assess_record_and_save(lab_quiz, tmp_path):
+    from course.submission import integrity_status
+    answers = correct_answers(lab_quiz.bank)
+    answers["m06-q03"] = "8,192 B"
+    fill(lab_quiz, answers)
+    lab_quiz.submit_button.click()
+    assert lab_quiz.result.pending_count == 1 and not lab_quiz.recorded
+    assert "자기 평가" in lab_quiz.result_html.value
+    lab_quiz.self_buttons["m06-q08"].value = True
+    assert lab_quiz.recorded
+    assert "통과했습니다" in lab_quiz.result_html.value
+    attempts = lab_quiz.store.attempts(6)
+    assert len(attempts) == 1 and attempts[0]["correct_count"] == 8 and attempts[0]["passed"] is True
+    lab_quiz.student_id.value = "2026001"
+    lab_quiz.student_name.value = "김하나"
+    path = lab_quiz.save_submission()
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert doc["client"] == "jupyterlab" and doc["answers"]["m06-q03"] == "8,192 B"
+    assert doc["self_assessment"] == {"m06-q08": True} and integrity_status(doc) == "ok"
+    assert lab_quiz.store.student() == {"id": "2026001", "name": "김하나"}
+
+
+def test_lab_quiz_blocks_unreadable_numbers_and_retries(lab_quiz):
+    answers = correct_answers(lab_quiz.bank)
+    answers["m06-q03"] = "81,92"
+    fill(lab_quiz, answers)
+    lab_quiz.submit()
+    assert lab_quiz.result is None and "쉼표" in lab_quiz.feedback["m06-q03"].value
+    answers["m06-q03"] = "1"
+    answers["m06-q08"] = ""
+    fill(lab_quiz, answers)
+    lab_quiz.submit()
+    assert lab_quiz.result is None and "한 번 더" in lab_quiz.result_html.value   # unanswered: confirm first
+    lab_quiz.submit()
+    assert lab_quiz.recorded and lab_quiz.result.correct_count == 6
+    lab_quiz.retry()
+    assert lab_quiz.result is None and not lab_quiz.recorded
+    assert lab_quiz.inputs["m06-q01"].value is None
+
+
+def test_lab_quiz_survives_read_only_progress(lab_quiz):
+    lab_quiz.store.dir.mkdir(parents=True, exist_ok=True)
+    lab_quiz.store.path.write_text(json.dumps({"schema": "sgemm-course-progress", "schema_version": 99,
+                                               "attempts": []}), encoding="utf-8")
+    fill(lab_quiz, correct_answers(lab_quiz.bank))
+    lab_quiz.submit()
+    lab_quiz.set_self_assessment("m06-q08", True)
+    assert "저장하지 못했습니다" in lab_quiz.result_html.value
+    assert json.loads(lab_quiz.store.path.read_text())["schema_version"] == 99

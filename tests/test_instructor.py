@@ -1,0 +1,241 @@
+"""Instructor command line (python -m course): export, authoritative grading, bad input."""
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from course.__main__ import main
+from course.bank import load_bank
+from course.submission import build_submission, integrity_digest, integrity_status
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).parent / "fixtures" / "banks"
+BANK = load_bank(6, FIXTURES)
+
+ALL_RIGHT = {"m06-q01": "b", "m06-q02": ["a", "b"], "m06-q03": "8,192 B",
+             "m06-q04": {"b1": "row", "b2": " blockIdx.x*TILE + tx "}, "m06-q05": "32배",
+             "m06-q06": "a", "m06-q07": "9.58", "m06-q08": "블록당 자원이 늘어 점유율이 떨어진다"}
+
+
+def submission(student_id, given, when, name="학생", **changes):
+    doc = build_submission(BANK, {"id": student_id, "name": name}, given, {"m06-q08": True},
+                           started_at="2026-11-22T09:00:00.000Z", submitted_at=when, client="site")
+    doc.update(changes)
+    if changes:
+        doc["integrity"] = {"algorithm": "sha256", "digest": integrity_digest(doc)}
+    return doc
+
+
+def write(folder, name, doc):
+    path = folder / name
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def submissions(tmp_path):
+    folder = tmp_path / "subs"
+    (folder / "nested").mkdir(parents=True)
+    half = dict(ALL_RIGHT, **{"m06-q01": "a", "m06-q02": ["a"], "m06-q05": "31"})
+    # good: A (latest of two), B (no integrity: graded with a note), C (claims a score: ignored)
+    write(folder, "a_old.json", submission("A1", half, "2026-11-22T10:00:00.000Z", name="가"))
+    write(folder, "a_new.json", submission("A1", ALL_RIGHT, "2026-11-22T11:00:00.000Z", name="가"))
+    no_integrity = submission("B2", half, "2026-11-22T10:30:00.000Z", name="나")
+    no_integrity["integrity"] = None
+    write(folder / "nested", "b.json", no_integrity)
+    write(folder, "c_score.json", submission("C3", {"m06-q01": "c"}, "2026-11-22T10:40:00.000Z", name="다",
+                                             score=8, passed=True))
+    # bad ones
+    write(folder, "broken.json", '{"format": "sgemm-course-submission", "answers": {')
+    write(folder, "module7.json", submission("D4", {}, "2026-11-22T10:00:00.000Z", module=7))
+    write(folder, "unknown_q.json", submission("E5", ALL_RIGHT, "2026-11-22T10:00:00.000Z",
+                                               answers=dict(ALL_RIGHT, **{"m06-q99": "a"})))
+    tampered = submission("F6", half, "2026-11-22T10:00:00.000Z")
+    tampered["answers"]["m06-q01"] = "b"
+    write(folder, "tampered.json", tampered)
+    write(folder, "no_student.json", submission("", ALL_RIGHT, "2026-11-22T10:00:00.000Z"))
+    write(folder, "form.json", {"format": "sgemm-course-form", "module": 6})
+    write(folder, "list.json", "[1, 2, 3]")
+    (folder / "notes.txt").write_text("ignored: not *.json", encoding="utf-8")
+    return folder
+
+
+def read_csv(path):
+    with open(path, newline="", encoding="utf-8-sig") as handle:
+        return list(csv.DictReader(handle))
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "course", "--banks", str(FIXTURES), *map(str, args)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+
+
+def test_grade_folder_end_to_end(submissions, tmp_path):
+    out, summary = tmp_path / "gradebook.csv", tmp_path / "difficulty.csv"
+    proc = run_cli("grade", "--module", 6, "--submissions", submissions, "--out", out, "--summary", summary)
+    assert proc.returncode == 0, proc.stderr
+    rows = read_csv(out)
+    assert list(rows[0])[:8] == ["student_id", "student_name", "module", "score", "max_score", "correct_count",
+                                 "passed", "attempt_time"]
+    assert list(rows[0])[8:] == list(BANK.ids)
+    by_id = {r["student_id"]: r for r in rows}
+    assert sorted(by_id) == ["A1", "B2", "C3"]
+    a = by_id["A1"]
+    assert (a["student_name"], a["module"], a["score"], a["max_score"], a["correct_count"], a["passed"]) == \
+        ("가", "6", "7", "8", "7", "yes")
+    assert a["attempt_time"] == "2026-11-22T11:00:00.000Z" and a["m06-q08"] == "pending"
+    b = by_id["B2"]
+    assert (b["correct_count"], b["passed"], b["m06-q01"], b["m06-q02"], b["m06-q05"]) == ("4", "no", "0", "0.5", "0")
+    assert b["score"] == "4.5"
+    c = by_id["C3"]
+    assert (c["score"], c["correct_count"], c["passed"]) == ("0", "0", "no")   # the claimed score is ignored
+    output = proc.stdout
+    for name, reason in [("a_old.json", "중복"), ("broken.json", "JSON 형식"), ("module7.json", "모듈이 다릅니다"),
+                         ("unknown_q.json", "m06-q99"), ("tampered.json", "무결성"), ("no_student.json", "학번"),
+                         ("form.json", "형식(format)"), ("list.json", "객체")]:
+        line = next((l for l in output.splitlines() if name in l), "")
+        assert "건너뜀" in line and reason in line, (name, output)
+    assert "b.json" in output and "integrity" in output
+    assert "채점(graded): 3개, 건너뜀(skipped): 8개" in output
+    difficulty = {r["question_id"]: r for r in read_csv(summary)}
+    assert difficulty["m06-q01"]["count"] == "3" and difficulty["m06-q01"]["fraction_correct"] == "0.3333"
+    assert difficulty["m06-q02"]["mean_score"] == "0.5"
+    assert difficulty["m06-q08"]["pending"] == "2" and difficulty["m06-q08"]["count"] == "1"   # C3 left it empty
+
+
+def test_manual_marks_settle_free_answers(submissions, tmp_path):
+    marks = tmp_path / "marks.csv"
+    marks.write_text("student_id,question_id,mark,comment\nA1,m06-q08,1,좋음\nB2,m06-q08,0.5,\n"
+                     "A1,m06-q01,1,자동 채점 문항\nZZ,m06-q08,1,\nB2,m06-q08,7,\n", encoding="utf-8")
+    out = tmp_path / "gradebook.csv"
+    assert main(["--banks", str(FIXTURES), "grade", "--module", "6", "--submissions", str(submissions),
+                 "--out", str(out), "--manual-marks", str(marks)]) == 0
+    by_id = {r["student_id"]: r for r in read_csv(out)}
+    assert (by_id["A1"]["m06-q08"], by_id["A1"]["correct_count"], by_id["A1"]["score"]) == ("1", "8", "8")
+    assert by_id["B2"]["m06-q08"] == "0.5"      # the later out-of-range 7 is reported, not applied
+    assert by_id["C3"]["m06-q08"] == "0"        # C3 left it empty: unanswered, not pending
+
+
+def test_pending_free_item_can_hold_a_pass(tmp_path):
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    answers = dict(ALL_RIGHT, **{"m06-q01": "a", "m06-q02": ["a"]})      # 5 right + the free item
+    write(folder, "p.json", submission("P1", answers, "2026-11-22T10:00:00.000Z"))
+    out = tmp_path / "g.csv"
+    assert main(["--banks", str(FIXTURES), "grade", "--module", "6", "--submissions", str(folder), "--out", str(out)]) == 0
+    assert read_csv(out)[0]["passed"] == "pending"
+    assert main(["--banks", str(FIXTURES), "grade", "--module", "6", "--submissions", str(folder), "--out", str(out),
+                 "--pass-count", "5"]) == 0
+    assert read_csv(out)[0]["passed"] == "yes"
+
+
+def test_require_integrity_skips_files_without_it(submissions, tmp_path, capsys):
+    out = tmp_path / "g.csv"
+    main(["--banks", str(FIXTURES), "grade", "--module", "6", "--submissions", str(submissions), "--out", str(out),
+          "--require-integrity"])
+    assert "B2" not in {r["student_id"] for r in read_csv(out)}
+    assert "--require-integrity" in capsys.readouterr().out
+
+
+def test_exit_codes(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert run_cli("grade", "--module", 6, "--submissions", empty, "--out", tmp_path / "g.csv").returncode == 1
+    assert (tmp_path / "g.csv").exists()       # an empty gradebook (header only) is still written
+    missing_folder = run_cli("grade", "--module", 6, "--submissions", tmp_path / "nope", "--out", tmp_path / "g.csv")
+    assert missing_folder.returncode == 2 and "제출 폴더" in missing_folder.stderr
+    missing_bank = run_cli("export-key", "--module", 5, "--out", tmp_path / "k.json")
+    assert missing_bank.returncode == 2 and "m05.yaml" in missing_bank.stderr
+    assert run_cli("grade", "--module", "six").returncode == 2
+
+
+@pytest.mark.parametrize("command", ["export-form", "export-key", "grade", "validate"])
+def test_help_for_each_command(command):
+    proc = run_cli(command, "--help")
+    assert proc.returncode == 0
+    assert "/" in proc.stdout and any("\uac00" <= ch <= "\ud7a3" for ch in proc.stdout)   # Korean and English
+
+
+def test_export_form_has_no_answers_and_a_template(tmp_path):
+    assert run_cli("export-form", "--module", 6, "--out", tmp_path).returncode == 0
+    form = json.loads((tmp_path / "m06_form.json").read_text(encoding="utf-8"))
+    text = json.dumps(form, ensure_ascii=False)
+    for secret in ('"correct"', '"accept"', "model_answer", "rubric", "explanation", "blockIdx.y"):
+        assert secret not in text, secret
+    template = form["submission_template"]
+    assert template["format"] == "sgemm-course-submission" and template["bank_hash"] == BANK.digest
+    assert set(template["answers"]) == set(BANK.ids) and template["answers"]["m06-q04"] == {"b1": "", "b2": ""}
+    markdown = (tmp_path / "m06_form.md").read_text(encoding="utf-8")
+    assert "m06-q04" in markdown and "blockIdx.y" not in markdown and "___(b1)___" in markdown
+
+
+def test_hand_filled_form_template_can_be_graded(tmp_path):
+    run_cli("export-form", "--module", 6, "--out", tmp_path)
+    template = json.loads((tmp_path / "m06_form.json").read_text(encoding="utf-8"))["submission_template"]
+    template["student"] = {"id": "H8", "name": "손"}
+    template["submitted_at"] = "2026-11-22T12:00:00Z"
+    template["answers"].update({"m06-q01": "b", "m06-q03": 8192})
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    write(folder, "h.json", template)
+    out = tmp_path / "g.csv"
+    assert main(["--banks", str(FIXTURES), "grade", "--module", "6", "--submissions", str(folder), "--out", str(out)]) == 0
+    row = read_csv(out)[0]
+    assert (row["student_id"], row["correct_count"], row["m06-q03"]) == ("H8", "2", "1")
+
+
+def test_export_key_json_and_markdown(tmp_path):
+    assert run_cli("export-key", "--module", 6, "--out", tmp_path / "key.json").returncode == 0
+    key = json.loads((tmp_path / "key.json").read_text(encoding="utf-8"))
+    assert key["format"] == "sgemm-course-key" and key["questions"][0]["correct"] == ["b"]
+    assert run_cli("export-key", "--module", 6, "--out", tmp_path / "key.md").returncode == 0
+    assert "8192 B" in (tmp_path / "key.md").read_text(encoding="utf-8")
+
+
+def test_validate_command(tmp_path):
+    proc = run_cli("validate", "--module", 6)
+    assert proc.returncode == 0 and "ok" in proc.stdout
+    broken = tmp_path / "m06.yaml"
+    broken.write_text((FIXTURES / "m06.yaml").read_text(encoding="utf-8").replace("bloom: 기억", "bloom: 암기", 1),
+                      encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "course", "--banks", str(tmp_path), "validate"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "m06.yaml: m06-q01: bloom" in proc.stderr
+
+
+def test_odd_files_never_crash_the_grader(tmp_path):
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    odd_answers = {"m06-q01": {"x": 1}, "m06-q02": "a", "m06-q03": float("nan"), "m06-q04": ["row"],
+                   "m06-q05": True, "m06-q06": 3, "m06-q07": None, "m06-q08": ["list"]}
+    odd = submission("O1", {}, "2026-11-22T10:00:00.000Z")
+    odd.update(answers=odd_answers, integrity=None)      # NaN cannot be hashed canonically
+    write(folder, "odd.json", odd)
+    write(folder, "nested.json", "[" * 100000 + "]" * 100000)
+    write(folder, "nan.json", '{"format": "sgemm-course-submission", "version": 1, "module": NaN}')
+    (folder / "binary.json").write_bytes(b"\xff\xfe\x00garbage")
+    write(folder, "future.json", submission("F1", {}, "2026-11-22T10:00:00.000Z", version=2))
+    write(folder, "bad_time.json", submission("T1", {}, "yesterday"))
+    write(folder, "bad_self.json", submission("S1", {}, "2026-11-22T10:00:00.000Z", self_assessment={"m06-q08": "yes"}))
+    out = tmp_path / "g.csv"
+    proc = run_cli("grade", "--module", 6, "--submissions", folder, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    rows = read_csv(out)
+    assert [r["student_id"] for r in rows] == ["O1"]
+    assert rows[0]["score"] == "0" and rows[0]["m06-q08"] == "0"
+    assert "채점(graded): 1개, 건너뜀(skipped): 6개" in proc.stdout
+    assert "새로운 제출 형식" in proc.stdout and "submitted_at" in proc.stdout
+
+
+def test_integrity_roundtrip():
+    doc = submission("A1", ALL_RIGHT, "2026-11-22T11:00:00.000Z")
+    assert integrity_status(doc) == "ok"
+    doc["student"]["name"] = "바뀜"
+    assert integrity_status(doc) == "mismatch"
+    doc["integrity"] = "garbage"
+    assert integrity_status(doc) == "mismatch"
+    doc["integrity"] = None
+    assert integrity_status(doc) == "absent"
