@@ -31,7 +31,17 @@ browser-deps:
 test: book browser-deps
 	$(PY) -m pytest -q
 
-lab: $(STAMP)
+LAB_STAMP := $(VENV)/.lab-installed
+LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
+
+$(LAB_STAMP): $(STAMP) requirements-lab.txt
+	$(PY) -m pip install --quiet -r requirements-lab.txt
+	mkdir -p $(dir $(LAB_OVERRIDES))
+	cp tools/lab_overrides.json $(LAB_OVERRIDES)
+	touch $(LAB_STAMP)
+
+# Chapters (book/*.md, MyST notebooks) open as notebooks through jupytext.
+lab: $(LAB_STAMP)
 	$(VENV)/bin/jupyter lab --notebook-dir=.
 
 gpu-test: $(STAMP)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import gzip
 import http.server
 import os
 import shutil
@@ -33,8 +34,31 @@ def pytest_collection_modifyitems(config, items):
 # ----------------------------------------------------------------------------- built site
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Static files like a typical web host: text assets are gzip-compressed when the browser asks."""
+
+    COMPRESSIBLE = (".html", ".js", ".css", ".json", ".svg", ".txt")
+    _cache: dict = {}
+
     def log_message(self, *args):  # keep pytest output readable
         pass
+
+    def do_GET(self):
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            path = path / "index.html"
+        if "gzip" not in self.headers.get("Accept-Encoding", "") or path.suffix not in self.COMPRESSIBLE \
+                or not path.is_file():
+            return super().do_GET()
+        key = (path, path.stat().st_mtime)
+        if key not in self._cache:
+            self._cache[key] = gzip.compress(path.read_bytes(), compresslevel=6)
+        body = self._cache[key]
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
 
 @pytest.fixture(scope="session")
