@@ -96,6 +96,9 @@ def figure(results: Results, title: str):
     from plotly.subplots import make_subplots
 
     kernels = list(dict.fromkeys(r["kernel"] for r in results.rows))
+    palette = ["#636efa", "#ef553b", "#00cc96", "#ab63fa", "#ffa15a", "#19d3f3", "#ff6692", "#b6e880",
+               "#ff97ff", "#fecb52"]
+    colour = {name: palette[i % len(palette)] for i, name in enumerate(kernels)}   # same colour in both panels
     fig = make_subplots(rows=1, cols=2, subplot_titles=("처리량 (GFLOP/s)", "cuBLAS 대비 (%)"),
                         horizontal_spacing=0.12)
     for name in kernels:
@@ -103,11 +106,12 @@ def figure(results: Results, title: str):
         x = [f"{r['M']}³" for r in rows]
         hover = [f"{name}<br>{r['M']}³: {r['median_ms']:.3f} ms, {r['gflops']:,.0f} GFLOP/s, "
                  f"cuBLAS 대비 {r['pct_cublas']:.1f}%" for r in rows]
-        fig.add_trace(go.Bar(name=name, x=x, y=[r["gflops"] for r in rows], hovertext=hover,
-                             hoverinfo="text", legendgroup=name), row=1, col=1)
+        fig.add_trace(go.Bar(name=name, x=x, y=[r["gflops"] for r in rows], hovertext=hover, hoverinfo="text",
+                             legendgroup=name, marker_color=colour[name]), row=1, col=1)
         if name != "cublas":
             fig.add_trace(go.Bar(name=name, x=x, y=[r["pct_cublas"] for r in rows], hovertext=hover,
-                                 hoverinfo="text", legendgroup=name, showlegend=False), row=1, col=2)
+                                 hoverinfo="text", legendgroup=name, showlegend=False, marker_color=colour[name]),
+                          row=1, col=2)
     source = "실시간 측정" if results.live else f"기록된 결과, {results.provenance.get('device')}"
     fig.update_layout(title=f"{title} ({source})", barmode="group", height=420,
                       legend=dict(orientation="h", y=-0.18), margin=dict(t=70, b=40, l=50, r=20))

@@ -99,7 +99,7 @@ class SassSummary:
     kernel: str
     arch: str
     registers: int
-    smem_static: int
+    smem_static: int            # the kernel's own __shared__ arrays, in bytes
     local_bytes: int
     stack: int
     ffma: int
@@ -111,6 +111,7 @@ class SassSummary:
     lds_widths: dict = field(default_factory=dict)   # {"32": n, "64": n, "128": n}
     sts_widths: dict = field(default_factory=dict)
     spills: int = 0                                  # LDL + STL instructions
+    smem_reported: int = 0      # what ptxas reports: on sm_90+ it adds 1 KiB of system shared memory
     counts: Counter = field(default_factory=Counter)
 
     def as_row(self) -> dict:
@@ -123,6 +124,13 @@ def _width(op: str) -> str:
         if op.endswith("." + w) or f".{w}." in op:
             return w
     return "32"
+
+
+SYSTEM_SMEM_BYTES = 1024   # per-block shared memory the sm_90 toolchain reserves for the system
+
+
+def _arch_number(arch: str) -> int:
+    return int(re.sub(r"\D", "", arch))
 
 
 def _is_plain_ldg(op: str) -> bool:
@@ -146,8 +154,10 @@ def summarize(kernel: str, arch: str = "sm_90", source: str | None = None) -> Sa
             sts[_width(op)] += n
     def total(prefix: str, pred=lambda op: True) -> int:
         return sum(n for op, n in counts.items() if op.startswith(prefix) and pred(op))
+    reserved = SYSTEM_SMEM_BYTES if res["smem_static"] and _arch_number(arch) >= 90 else 0
     return SassSummary(
-        kernel=kernel, arch=arch, registers=res["registers"], smem_static=res["smem_static"],
+        kernel=kernel, arch=arch, registers=res["registers"], smem_static=res["smem_static"] - reserved,
+        smem_reported=res["smem_static"],
         local_bytes=res["local_bytes"], stack=res["stack"],
         ffma=total("FFMA"),
         ldg_128=total("LDG", lambda op: _is_plain_ldg(op) and _width(op) == "128"),
@@ -173,7 +183,9 @@ def excerpt(kernel: str, arch: str = "sm_90", pattern: str = r"FFMA|LDS|LDG|STS|
     for line in text.splitlines():
         m = _OPCODE.match(line)
         if m and rx.match(m.group(1)):
-            picked.append(re.sub(r"\s*/\*[0-9a-f]{4,}\*/\s*;?\s*$", "", line).strip())
+            # Drop the address comment in front and the encoding comment (/* 0x... */) behind.
+            text_only = re.sub(r"/\*\s*0x[0-9a-f]+\s*\*/", "", line)
+            picked.append(re.sub(r"^\s*/\*[0-9a-f]{4,}\*/", "", text_only).strip())
             if len(picked) >= limit:
                 break
     return "\n".join(picked)
