@@ -7,7 +7,8 @@
 // Launch and constraints as Level 3. Shared memory: 2 x (8 x 128 + 8 x 128) x 4 B = 16 KiB.
 #include "sgemm_common.cuh"
 
-extern "C" __global__ void __launch_bounds__(rb::THREADS)
+// __launch_bounds__(256, 2): at most 128 registers per thread, so that two blocks fit on an SM.
+extern "C" __global__ void __launch_bounds__(rb::THREADS, 2)
 sgemm_double_buffer(SGEMM_ARGS)
 {
     constexpr int TILE_A = rb::BK * rb::BM, TILE_B = rb::BK * rb::BN;
@@ -30,16 +31,19 @@ sgemm_double_buffer(SGEMM_ARGS)
 
     // [region: pipelined-loop]
     float acc[rb::TM][rb::TN] = {};
-    for (int kt = 0; kt < num_tiles; ++kt) {
+    int kt = 0;
+    // Steady state: there is always a next tile, so the loop body has no branch and the
+    // compiler is free to start the loads of tile kt + 1 before the 512 FMAs of tile kt.
+    for (; kt + 1 < num_tiles; ++kt) {
         const int cur = kt & 1;
-        const bool has_next = kt + 1 < num_tiles;
-        if (has_next)   // issue the loads of the next tile; they complete while we compute
-            fetch_tile(A, B, M, N, K, lda, ldb, block_row, block_col, (kt + 1) * rb::BK, f, a, b);
+        fetch_tile(A, B, M, N, K, lda, ldb, block_row, block_col, (kt + 1) * rb::BK, f, a, b);
         micro_kernel_tile<rb::BM, rb::BN, false>(As[cur], Bs[cur], acc, tx, ty);
-        if (has_next)   // buffer cur ^ 1 was last read in iteration kt - 1, before its barrier
-            stash_tile<rb::BM, rb::BN>(As[cur ^ 1], Bs[cur ^ 1], f, a, b);
+        // Buffer cur ^ 1 was last read in iteration kt - 1, before that iteration's barrier.
+        stash_tile<rb::BM, rb::BN>(As[cur ^ 1], Bs[cur ^ 1], f, a, b);
         __syncthreads();   // one barrier: publishes tile kt + 1 and retires the reads of tile kt
     }
+    // The last tile: nothing left to prefetch.
+    micro_kernel_tile<rb::BM, rb::BN, false>(As[kt & 1], Bs[kt & 1], acc, tx, ty);
     // [end-region: pipelined-loop]
 
     store_micro_tile(C, M, N, ldc, block_row, block_col, acc, tx, ty, alpha, beta);

@@ -57,6 +57,13 @@ METRICS = {
     "instructions": "smsp__inst_executed.sum",
     "ffma_instructions": "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
     "issue_active_pct": "sm__inst_issued.avg.pct_of_peak_sustained_active",
+    # Which unit is busy: the L1 load/store data path, LSU issue, the FMA pipe, L2; and cache hit rates.
+    "l1_lsu_wavefronts_pct": "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed",
+    "lsu_issue_pct": "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",
+    "fma_pipe_pct": "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+    "l2_pct": "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
+    "l1_hit_rate_pct": "l1tex__t_sector_hit_rate.pct",
+    "l2_hit_rate_pct": "lts__t_sector_hit_rate.pct",
 }
 
 
