@@ -161,17 +161,6 @@ __device__ __forceinline__ void micro_kernel_tile_row_major_a(const float* As, c
 }
 // [end-region: micro-kernel-row-major-a]
 
-// The micro-kernel that matches each variant's layout of A in shared memory.
-template <bool VEC16>
-__device__ __forceinline__ void compute_stage(const float* As, const float* Bs, float (&acc)[rb::TM][rb::TN],
-                                              int tx, int ty)
-{
-    if constexpr (VEC16)
-        micro_kernel_tile_row_major_a(As, Bs, acc, tx, ty);
-    else
-        micro_kernel_tile<rb::BM, rb::BN, false, l5::BK>(As, Bs, acc, tx, ty);
-}
-
 template <bool VEC16>
 __device__ __forceinline__ void sgemm_async_copy_body(SGEMM_ARGS)
 {
@@ -197,29 +186,25 @@ __device__ __forceinline__ void sgemm_async_copy_body(SGEMM_ARGS)
 
     // [region: pipeline-loop]
     float acc[rb::TM][rb::TN] = {};
-    int kt = 0;
-    // Steady state: a tile to prefetch in every iteration, so the body has no branch.
-    for (; kt + l5::STAGES - 1 < num_tiles; ++kt) {
+    for (int kt = 0; kt < num_tiles; ++kt) {
         // Groups 0 .. kt + STAGES - 2 are committed; allowing STAGES - 2 of them to be
         // pending guarantees that group kt - tile kt - has landed (for this thread).
         cp_async_wait<l5::STAGES - 2>();
         // Makes every thread's copies of tile kt visible, and guarantees that everyone has
         // finished computing tile kt - 1, whose stage is refilled just below.
         __syncthreads();
+
         const int next = kt + l5::STAGES - 1;
-        issue_tile<VEC16>(A, B, As[next % l5::STAGES], Bs[next % l5::STAGES], M, N, K, lda, ldb,
-                          block_row, block_col, next, tid);
-        cp_async_commit();
-        compute_stage<VEC16>(As[kt % l5::STAGES], Bs[kt % l5::STAGES], acc, tx, ty);
-    }
-    // Tail: the last STAGES - 1 tiles are already in flight and nothing is left to fetch.
-    // An EMPTY group is still committed in every iteration, so that wait_group(STAGES - 2)
-    // keeps meaning "tile kt has landed" (without it, the wait would return too early: a race).
-    for (; kt < num_tiles; ++kt) {
-        cp_async_wait<l5::STAGES - 2>();
-        __syncthreads();
-        cp_async_commit();
-        compute_stage<VEC16>(As[kt % l5::STAGES], Bs[kt % l5::STAGES], acc, tx, ty);
+        if (next < num_tiles)
+            issue_tile<VEC16>(A, B, As[next % l5::STAGES], Bs[next % l5::STAGES], M, N, K, lda, ldb,
+                              block_row, block_col, next, tid);
+        cp_async_commit();   // ALWAYS, even empty: keeps the count right in the tail (no race)
+
+        const int stage = kt % l5::STAGES;
+        if constexpr (VEC16)
+            micro_kernel_tile_row_major_a(As[stage], Bs[stage], acc, tx, ty);
+        else
+            micro_kernel_tile<rb::BM, rb::BN, false, l5::BK>(As[stage], Bs[stage], acc, tx, ty);
     }
     cp_async_wait<0>();   // leave no copy in flight when the block exits
     // [end-region: pipeline-loop]
