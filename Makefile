@@ -21,7 +21,17 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
-book: $(STAMP)
+# Executed notebooks are cached by their code only; when the recorded data, the kernels or the
+# libraries the chapters call change, the cache is dropped so that no page shows stale results.
+CACHE_DEPS := $(wildcard book/data/*.json kernels/*.py kernels/*.cu kernels/*.cuh sims/*.py course/*.py course/banks/*.yaml)
+CACHE_STAMP := _build/.cache-inputs
+
+$(CACHE_STAMP): $(CACHE_DEPS)
+	rm -rf _build/.jupyter_cache
+	mkdir -p _build
+	touch $@
+
+book: $(STAMP) $(CACHE_STAMP)
 	COURSE_STATIC=1 $(VENV)/bin/jupyter-book build . --warningiserror --keep-going --quiet
 	@echo "site: $(SITE)/index.html"
 
