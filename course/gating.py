@@ -66,10 +66,10 @@ def lab_banner_html(decision: GateDecision, best_correct_count: int | None) -> s
     title = html.escape(decision.title)
     if decision.passed:
         return (f'<div class="course-gate-lab" style="border-left:4px solid #2e7d32;padding:6px 10px">'
-                f'✅ {title}을(를) 통과했습니다 (최고 {best_correct_count}문항 정답, 기준 {decision.rule}).</div>')
+                f'{title}을(를) 통과했습니다 (최고 {best_correct_count}문항 정답, 기준 {decision.rule}).</div>')
     tried = "아직 응시 기록이 없습니다" if best_correct_count is None else f"지금까지 최고 {best_correct_count}문항 정답"
     if decision.locked:
-        head = "🔒 이 장은 먼저 체크포인트를 통과한 뒤에 공부하도록 잠겨 있습니다(게이팅 정책: strict)."
+        head = "이 장은 먼저 체크포인트를 통과한 뒤에 공부하도록 잠겨 있습니다(게이팅 정책: strict)."
         tail = ("노트북(notebook)은 자기 셀을 숨길 수 없으므로 아래 내용은 그대로 보이지만, "
                 "체크포인트를 통과하기 전에는 진도를 나가지 마세요.")
         color = "#c62828"
@@ -125,7 +125,7 @@ def gate(module: int, settings: CourseSettings | None = None, store=None):
         except OSError as exc:
             notices = [f"진행 파일을 읽을 수 없습니다: {exc}"]
     markup = lab_banner_html(decide(module, settings, best), best)
-    markup += "".join(f'<p class="course-notice">⚠️ {html.escape(n)}</p>' for n in notices)
+    markup += "".join(f'<p class="course-notice">주의: {html.escape(n)}</p>' for n in notices)
     if markup:
         from IPython.display import HTML, display
         display(HTML(markup))

@@ -171,7 +171,7 @@ class LabQuiz:
             rule = (f"<p>{html.escape(c.title)} — {c.question_count}문항 중 {c.pass_count}문항 이상 정답이면 통과 "
                     f"({c.rule_text})</p>")
         children = [w.HTML(f"<b>퀴즈(quiz): {html.escape(self.bank.title)}</b>{rule}")]
-        children += [w.HTML(f"<p>⚠️ {html.escape(n)}</p>") for n in self._notices()]
+        children += [w.HTML(f"<p>주의: {html.escape(n)}</p>") for n in self._notices()]
         for number, q in enumerate(self.bank.questions, 1):
             children.append(self._question_box(number, q, shuffle))
         self.submit_button = w.Button(description="제출하고 채점하기", button_style="primary")
@@ -387,11 +387,11 @@ class LabQuiz:
             out.append(f"<p>서술형 {pending}문항의 자기 평가(맞음/틀림)를 마치면 결과가 확정되고 기록됩니다.</p>")
             return "".join(out)
         if getattr(self, "record_message", ""):
-            out.append(f"<p style='color:#8d6e00'>⚠️ {html.escape(self.record_message)}</p>")
+            out.append(f"<p style='color:#8d6e00'>주의: {html.escape(self.record_message)}</p>")
         if self.checkpoint:
             c = self.checkpoint
             if r.passed:
-                out.append(f"<p style='color:#2e7d32'><b>✅ 통과했습니다! {r.correct_count}/{r.max_score} "
+                out.append(f"<p style='color:#2e7d32'><b>통과했습니다! {r.correct_count}/{r.max_score} "
                            f"(기준 {c.rule_text} 이상)</b></p>")
                 for gated, required in sorted(self.settings.gates.items()):
                     if required == self.bank.module:

@@ -577,7 +577,7 @@
     }
     box.appendChild(header);
     storage.notices.forEach(function (n) {
-      box.appendChild(el("p", { "class": "course-notice", "data-course-notice": true, text: "⚠️ " + n }));
+      box.appendChild(el("p", { "class": "course-notice", "data-course-notice": true, text: "주의: " + n }));
     });
     this.noticesShown = storage.notices.length;
 
@@ -801,7 +801,7 @@
     box.appendChild(el("p", { "class": "course-quiz-summary", text:
       r.maxScore + "문항 중 " + r.correctCount + "문항 정답 (점수 " + formatScore(r.score) + "/" + r.maxScore + ")" }));
     storage.notices.slice(this.noticesShown).forEach(function (n) {
-      box.appendChild(el("p", { "class": "course-notice", "data-course-notice": true, text: "⚠️ " + n }));
+      box.appendChild(el("p", { "class": "course-notice", "data-course-notice": true, text: "주의: " + n }));
     });
     if (pendingSelf > 0) {
       box.appendChild(el("p", { "class": "course-quiz-pending", text:
@@ -813,7 +813,7 @@
     var banner = el("div", { "class": "course-quiz-banner " + (r.passed ? "course-quiz-pass" : "course-quiz-fail"),
       "data-quiz-banner": true, "data-quiz-passed": String(!!r.passed), role: "status" });
     if (r.passed) {
-      banner.appendChild(el("p", { text: "✅ 통과했습니다! " + (cp.title || "체크포인트") + ": " + r.correctCount + "/" + r.maxScore + " (기준 " + rule + " 이상)" }));
+      banner.appendChild(el("p", { text: "통과했습니다! " + (cp.title || "체크포인트") + ": " + r.correctCount + "/" + r.maxScore + " (기준 " + rule + " 이상)" }));
       modulesGatedBy(this.module).forEach(function (m) {
         banner.appendChild(el("p", {}, ["이제 다음 장이 열렸습니다: ", el("a", { href: pageLink(m), "data-course-next-link": String(m), text: "모듈 " + m + "로 가기" })]));
       });
@@ -900,9 +900,9 @@
     var record = best === null ? "아직 응시 기록이 없습니다." : "지금까지 최고 기록: " + best + "/" + cp.question_count + ".";
     var lines;
     if (state === "open") {
-      lines = [el("p", { text: "✅ " + title + "을(를) 통과해서 이 장이 열렸습니다." })];
+      lines = [el("p", { text: title + "을(를) 통과해서 이 장이 열렸습니다." })];
     } else if (state === "locked") {
-      lines = [el("p", { text: "🔒 이 장은 잠겨 있습니다. 먼저 " + title + "에서 " + cp.question_count + "문항 중 " +
+      lines = [el("p", { text: "이 장은 잠겨 있습니다. 먼저 " + title + "에서 " + cp.question_count + "문항 중 " +
                  cp.pass_count + "문항 이상을 맞혀야 합니다 (" + rule + "). " + record }),
                el("p", {}, [link])];
     } else {
