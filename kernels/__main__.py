@@ -124,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.set_defaults(func=cmd_bench)
 
     r = sub.add_parser("record", help="전체 결과를 book/data/benchmarks.json에 기록 (record results; GPU)")
-    r.add_argument("--reps", type=int, default=20)
+    r.add_argument("--reps", type=int, default=50, help="측정 반복 횟수 (default 50)")
     r.set_defaults(func=cmd_record)
 
     s = sub.add_parser("sass", help="SASS 요약 (SASS summary; no GPU needed)")

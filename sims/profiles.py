@@ -377,6 +377,17 @@ _MOCK_C = MockKernel(
 MOCK_KERNELS = {m.card.key: m for m in (_MOCK_A, _MOCK_B, _MOCK_C)}
 
 
+def stall_shares(raw: dict) -> dict:
+    """Recorded stalls as % of all stall reasons.
+
+    profiles.json keeps Nsight Compute's unit (average warps stalled per issue-active cycle), which
+    is not a percentage and can exceed 100; the cards and bars compare shares, like the mocks.
+    """
+    values = {k: float(v) for k, v in raw.items() if v is not None and v > 0}
+    total = sum(values.values())
+    return {k: 100.0 * v / total for k, v in values.items()} if total else {}
+
+
 def recorded_cards(profiles: dict | None) -> list[ProfileCard]:
     """Cards for the measured kernels in profiles.json (entries without SOL are skipped)."""
     cards = []
@@ -385,7 +396,7 @@ def recorded_cards(profiles: dict | None) -> list[ProfileCard]:
             continue
         try:
             sm, mem = _pct(entry.get("sm_pct"), "sm_pct"), _pct(entry.get("mem_pct"), "mem_pct")
-            stalls = _check_stalls(entry.get("stalls") or {})
+            stalls = _check_stalls(stall_shares(entry.get("stalls") or {}))
         except SimInputError:
             continue
         level = entry.get("level")
