@@ -359,8 +359,12 @@ def _point_hover(p: RooflinePoint, roof: DeviceRoof, cublas: float | None) -> st
 def _provenance(benchmarks: dict | None) -> str:
     if not benchmarks:
         return ""
-    keys = ("device", "date", "driver", "cuda_runtime", "git_commit")
-    return " · ".join(f"{k}: {benchmarks[k]}" for k in keys if benchmarks.get(k))
+    parts = [str(benchmarks.get("device") or ""), str(benchmarks.get("date") or "")[:10]]
+    if benchmarks.get("driver"):
+        parts.append(f"드라이버 {benchmarks['driver']}")
+    if benchmarks.get("git_commit"):
+        parts.append(f"커밋 {str(benchmarks['git_commit'])[:10]}")
+    return ", ".join(p for p in parts if p)
 
 
 def figure(model="ii", benchmarks=None, profiles=None, data_dir=None, size=None,
