@@ -4,3 +4,5 @@ Each module exposes a model (plain Python/NumPy), ``widget(**initial)`` for Jupy
 and ``figure(**initial)`` for the static HTML site.
 """
 from sims._common import SimInputError
+
+__all__ = ["SimInputError"]

@@ -21,6 +21,8 @@ __all__ = [
     "show_error",
     "error_figure",
     "apply_stepped_controls",
+    "escape",
+    "live_widget",
 ]
 
 
@@ -184,3 +186,32 @@ def restyle_slider(steps, *, prefix: str = "", active: int = 0, y: float = 0.0) 
 def figure_json_bytes(fig) -> int:
     """Size of the figure's JSON in bytes (what the static page has to embed)."""
     return len(fig.to_json().encode("utf-8"))
+
+
+def escape(text: str) -> str:
+    """Escape text for plotly labels and HTML widgets (<, > and &; quotes stay readable)."""
+    return html.escape(text, quote=False)
+
+
+def live_widget(controls: dict, render, title: str):
+    """A simulator's JupyterLab view: controls plus an HTML output that shows render(params)
+    after every value change, or the SimInputError message when the parameters are bad."""
+    import ipywidgets as w
+
+    output = w.HTML()
+
+    def refresh(_change=None):
+        params = {name: c.value for name, c in controls.items()}
+        try:
+            output.value = render(params)
+        except SimInputError as err:
+            output.value = error_html(err)
+
+    for control in controls.values():
+        control.observe(refresh, names="value")
+    refresh()
+    box = w.VBox([w.HTML(f"<b>{escape(title)}</b>"),
+                  w.HBox(list(controls.values()), layout=w.Layout(flex_flow="row wrap")),
+                  output])
+    box.controls, box.output = controls, output
+    return box

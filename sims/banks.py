@@ -27,7 +27,6 @@ Threads map to ``(tx, ty)`` as in CUDA: ``tid = ty*bdx + tx``; warp ``w`` holds 
 """
 from __future__ import annotations
 
-import html
 import math
 from collections import defaultdict
 from dataclasses import dataclass
@@ -36,7 +35,8 @@ from sims._common import (
     SimInputError,
     apply_stepped_controls,
     error_figure,
-    error_html,
+    escape,
+    live_widget,
     require,
     require_int_in_range,
 )
@@ -210,11 +210,6 @@ def request_summary(req: BankRequest) -> str:
             f"{req.active_threads}개 · 브로드캐스트 그룹 {len(req.broadcast_groups)}개")
 
 
-def _esc(text: str) -> str:
-    # plotly and HTML widgets only need <, > and & escaped; quotes stay readable.
-    return html.escape(text, quote=False)
-
-
 def _bank_hover(req: BankRequest, bank: int) -> str:
     readers = defaultdict(list)
     for t in req.threads:
@@ -234,7 +229,7 @@ def _bank_hover(req: BankRequest, bank: int) -> str:
 def _result_html(params: dict) -> str:
     req = bank_request(**params)
     if req.fault:
-        return f"<p><b>{_esc(req.fault)}</b></p>"
+        return f"<p><b>{escape(req.fault)}</b></p>"
     bank_rows = "".join(
         f"<tr><td>{b}</td><td>{len(ws)}</td><td>{', '.join(map(str, ws))}</td></tr>"
         for b, ws in enumerate(req.words_per_bank) if ws)
@@ -245,7 +240,7 @@ def _result_html(params: dict) -> str:
     groups = "; ".join(f"워드 {w}: " + ",".join(f"T{t}" for t in tids)
                        for w, tids in req.broadcast_groups)
     style = "style='border-collapse:collapse;font-size:12px;margin-right:16px'"
-    return (f"<p><b>{_esc(request_summary(req))}</b></p>"
+    return (f"<p><b>{escape(request_summary(req))}</b></p>"
             f"<p>행 피치(pitch) {req.pitch} 워드 · 브로드캐스트: {groups or '없음'}</p>"
             f"<div style='display:flex;flex-wrap:wrap'><table {style}><tr><th>뱅크</th>"
             f"<th>워드 수</th><th>워드</th></tr>{bank_rows}</table>"
@@ -274,22 +269,7 @@ def widget(**initial):
         "warp": w.IntText(value=p["warp"], description="워프", layout=short),
         "k": w.IntText(value=p["k"], description="k", layout=short),
     }
-    output = w.HTML()
-
-    def refresh(_change=None):
-        try:
-            output.value = _result_html({name: c.value for name, c in controls.items()})
-        except SimInputError as err:
-            output.value = error_html(err)
-
-    for control in controls.values():
-        control.observe(refresh, names="value")
-    refresh()
-    box = w.VBox([w.HTML("<b>시뮬레이션 6: 공유 메모리 뱅크 충돌(bank conflict) 검출기</b>"),
-                  w.HBox(list(controls.values()), layout=w.Layout(flex_flow="row wrap")),
-                  output])
-    box.controls, box.output = controls, output
-    return box
+    return live_widget(controls, _result_html, "시뮬레이션 6: 공유 메모리 뱅크 충돌(bank conflict) 검출기")
 
 
 # ---------------------------------------------------------------------------------------
@@ -336,12 +316,12 @@ def _state(params: dict):
     except SimInputError as err:
         return ({"y": [[0] * NUM_BANKS, [None, None]], "hovertext": [[""] * NUM_BANKS, ""],
                  "marker.color": [[_IDLE] * NUM_BANKS, None]},
-                {"title.text": _esc(f"입력 오류: {err}")})
-    sub = _esc(f"{_describe(params)} · 행 피치 {req.pitch} 워드")
+                {"title.text": escape(f"입력 오류: {err}")})
+    sub = escape(f"{_describe(params)} · 행 피치 {req.pitch} 워드")
     if req.fault:
         return ({"y": [[0] * NUM_BANKS, [None, None]], "hovertext": [[""] * NUM_BANKS, ""],
                  "marker.color": [[_IDLE] * NUM_BANKS, None]},
-                {"title.text": f"{_esc(req.fault)}<br><sup>{sub}</sup>"})
+                {"title.text": f"{escape(req.fault)}<br><sup>{sub}</sup>"})
     counts = [len(req.words_per_bank[b]) for b in banks]
     conflicted = req.wavefronts > req.ideal_wavefronts
     colors = [_CONFLICT if conflicted and c == req.wavefronts else (_OK if c else _IDLE)
@@ -349,7 +329,7 @@ def _state(params: dict):
     return ({"y": [counts, [req.ideal_wavefronts] * 2],
              "hovertext": [[_bank_hover(req, b) for b in banks], "이상적 웨이브프론트"],
              "marker.color": [colors, None]},
-            {"title.text": f"{_esc(request_summary(req))}<br><sup>{sub}</sup>"})
+            {"title.text": f"{escape(request_summary(req))}<br><sup>{sub}</sup>"})
 
 
 def figure(scenario="seed", padding=None, **custom):

@@ -34,7 +34,6 @@ simulation 5) only format what these functions return.
 """
 from __future__ import annotations
 
-import html
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -44,7 +43,8 @@ from sims._common import (
     SimInputError,
     apply_stepped_controls,
     error_figure,
-    error_html,
+    escape,
+    live_widget,
     require,
     require_int_in_range,
 )
@@ -408,11 +408,6 @@ def strip_load(mapping="col", width_bytes=4, base_offset=0, lda=4096) -> StripLo
 # Views: text formatting shared by the widget and the figure (numbers come from the model)
 # ---------------------------------------------------------------------------------------
 
-def _esc(text: str) -> str:
-    # plotly and HTML widgets only need <, > and & escaped; quotes stay readable.
-    return html.escape(text, quote=False)
-
-
 def _thread_label(t: ThreadAccess, matrix: str) -> str:
     if t.address is None:
         return f"T{t.tid} (tx={t.tx}, ty={t.ty}): 경계 밖 — 접근 없음"
@@ -452,7 +447,7 @@ def _naive_result_html(params: dict) -> str:
     avg_kwargs["lda" if params["matrix"] == "A" else "ldb"] = params["ld"]
     avg = naive_average_sectors(**avg_kwargs, ks=range(min(params["K"], 64)))
     groups = ", ".join("{" + ", ".join(f"T{t}" for t in g) + "}" for g in req.broadcast_groups)
-    return (f"<p><b>{_esc(request_summary(req, params['matrix'], params['k']))}</b></p>"
+    return (f"<p><b>{escape(request_summary(req, params['matrix'], params['k']))}</b></p>"
             f"<p>섹터 번호: {list(req.sectors)} · 라인 번호: {list(req.lines)}</p>"
             f"<p>브로드캐스트 그룹: {groups or '없음'}</p>"
             f"<p>이 블록의 모든 워프, k = 0..{min(params['K'], 64) - 1} 평균: "
@@ -464,13 +459,13 @@ def _naive_result_html(params: dict) -> str:
 def _strip_result_html(params: dict) -> str:
     strip = strip_load(**params)
     if strip.fault:
-        return f"<p><b>{_esc(strip.fault)}</b></p>"
+        return f"<p><b>{escape(strip.fault)}</b></p>"
     first = strip.requests[0]
     lanes = "".join(
         f"<tr><td>T{t.tid}</td><td>[{t.row}][{t.col}..{t.col + t.width_bytes // FLOAT_BYTES - 1}]</td>"
         f"<td>{t.address}</td><td>{list(t.sectors_touched)}</td></tr>" for t in first.threads)
-    return (f"<p><b>{_esc(strip_summary(strip))}</b></p>"
-            f"<p>{_esc(FLOAT4_NOTE)}</p>"
+    return (f"<p><b>{escape(strip_summary(strip))}</b></p>"
+            f"<p>{escape(FLOAT4_NOTE)}</p>"
             "<p>첫 번째 명령의 레인별 접근:</p>"
             "<table style='border-collapse:collapse;font-size:12px'><tr><th>레인</th>"
             "<th>[행][열]</th><th>주소 (B)</th><th>섹터</th></tr>" + lanes + "</table>")
@@ -496,29 +491,6 @@ def strip_summary(strip: StripLoad) -> str:
 # Widget views (JupyterLab)
 # ---------------------------------------------------------------------------------------
 
-def _live_widget(controls: dict, render, title: str):
-    """Controls + an HTML output refreshed by render(params) on every value change."""
-    import ipywidgets as w
-
-    output = w.HTML()
-
-    def refresh(_change=None):
-        params = {name: c.value for name, c in controls.items()}
-        try:
-            output.value = render(params)
-        except SimInputError as err:
-            output.value = error_html(err)
-
-    for control in controls.values():
-        control.observe(refresh, names="value")
-    refresh()
-    box = w.VBox([w.HTML(f"<b>{_esc(title)}</b>"),
-                  w.HBox(list(controls.values()), layout=w.Layout(flex_flow="row wrap")),
-                  output])
-    box.controls, box.output = controls, output
-    return box
-
-
 def widget(**initial):
     """Simulation 4 in JupyterLab: pick the matrix, sizes, lda, block, warp and k."""
     import ipywidgets as w
@@ -539,7 +511,7 @@ def widget(**initial):
         "warp": w.IntText(value=p["warp"], description="워프", layout=short),
         "k": w.IntText(value=p["k"], description="k", layout=short),
     }
-    return _live_widget(controls, _naive_result_html,
+    return live_widget(controls, _naive_result_html,
                         "시뮬레이션 4: 워프 하나의 글로벌 메모리 접근과 섹터(sector)")
 
 
@@ -557,7 +529,7 @@ def float4_widget(**initial):
         "base_offset": w.IntText(value=p["base_offset"], description="시작 오프셋"),
         "lda": w.IntText(value=p["lda"], description="lda"),
     }
-    return _live_widget(controls, _strip_result_html,
+    return live_widget(controls, _strip_result_html,
                         "시뮬레이션 5: float4와 요청 1개당 섹터 수 (워프당 float 128개)")
 
 
@@ -583,7 +555,7 @@ def _naive_state(params: dict):
         req = naive_warp_request(**params)
     except SimInputError as err:
         return ({"z": [[[None]]], "text": [[[""]]], "hovertext": [[[""]]], "x": [[0]], "y": [[0]]},
-                {"title.text": f"입력 오류: {_esc(str(err))}"})
+                {"title.text": f"입력 오류: {escape(str(err))}"})
     tys, txs = _warp_grid(req)
     rank = {s: i for i, s in enumerate(req.sectors)}
     z = [[None] * len(txs) for _ in tys]
@@ -597,13 +569,13 @@ def _naive_state(params: dict):
         else:
             z[i][j] = rank[t.sector] % len(_PALETTE)
             text[i][j] = str(t.element)
-    title = _esc(request_summary(req, params["matrix"], params["k"]))
+    title = escape(request_summary(req, params["matrix"], params["k"]))
     ld_name = "lda" if params["matrix"] == "A" else "ldb"
     sub = (f"M={params['M']}, N={params['N']}, K={params['K']}, {ld_name}={params['ld']}, "
            f"블록 {params['bdx']}×{params['bdy']}, 워프 {params['warp']} · 칸 숫자 = 원소 번호, "
            "색 = 섹터, × = 경계 밖")
     return ({"z": [z], "text": [text], "hovertext": [hover], "x": [txs], "y": [tys]},
-            {"title.text": f"{title}<br><sup>{_esc(sub)}</sup>"})
+            {"title.text": f"{title}<br><sup>{escape(sub)}</sup>"})
 
 
 def figure(matrix="B", M=8, N=8, K=8, ld=None, bdx=16, bdy=16, bx=0, by=0, warp=0, k=0,
@@ -658,7 +630,7 @@ def _strip_state(params: dict):
         message = strip.fault
     if strip is None or strip.fault:
         return ({"x": [[], labels], "y": [[], [0, 0, 0]], "hovertext": [[], ["", "", ""]]},
-                {"title.text": _esc(message)})
+                {"title.text": escape(message)})
     first = strip.requests[0]
     used = defaultdict(int)
     lanes = defaultdict(list)

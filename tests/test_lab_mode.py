@@ -2,7 +2,6 @@
 static figures), on a machine without a GPU: no cell may raise."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
