@@ -21,10 +21,10 @@ import numpy as np
 from sims._common import (
     SimInputError,
     error_figure,
-    error_html,
     group_visibility,
     require_int_in_range,
     restyle_slider,
+    live_widget,
 )
 from sims.roofline import load_recorded, occupancy
 
@@ -268,25 +268,13 @@ def widget(tm=8, tn=8, k=0, data_dir=None):
     import ipywidgets as widgets
 
     measured = recorded_8x8_registers(load_recorded("benchmarks.json", data_dir))
-    tm_box = widgets.IntText(value=tm, description="TM")
-    tn_box = widgets.IntText(value=tn, description="TN")
-    k_slider = widgets.IntSlider(value=k, min=0, max=BK - 1, description="k 단계")
-    out = widgets.HTML()
-
-    def redraw(_change=None):
-        try:
-            out.value = _state_html(outer_product_step(tm_box.value, tn_box.value,
-                                                       k_slider.value), measured)
-        except SimInputError as err:
-            out.value = error_html(err)
-
-    for control in (tm_box, tn_box, k_slider):
-        control.observe(redraw, names="value")
-    redraw()
-    box = widgets.VBox([widgets.HBox([tm_box, tn_box, k_slider]), out])
-    box.controls = {"tm": tm_box, "tn": tn_box, "k": k_slider}
-    box.output = out
-    return box
+    controls = {
+        "tm": widgets.IntText(value=tm, description="TM"),
+        "tn": widgets.IntText(value=tn, description="TN"),
+        "k": widgets.IntSlider(value=k, min=0, max=BK - 1, description="k 단계"),
+    }
+    return live_widget(controls, lambda p: _state_html(outer_product_step(p["tm"], p["tn"], p["k"]), measured),
+                       "시뮬레이션 7: 외적 추적기(outer-product tracer)")
 
 
 # ------------------------------------------------------------------------------------

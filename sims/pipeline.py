@@ -29,6 +29,7 @@ from sims._common import (
     require,
     require_int_in_range,
     restyle_slider,
+    live_widget,
 )
 
 __all__ = [
@@ -604,26 +605,17 @@ def widget(t_load=6.0, t_compute=4.0, num_tiles=8):
     """ipywidgets view of Simulation 8: both buffer counts side by side."""
     import ipywidgets as widgets
 
-    load_box = widgets.FloatText(value=t_load, description="T_load")
-    compute_box = widgets.FloatText(value=t_compute, description="T_compute")
-    tiles_box = widgets.IntText(value=num_tiles, description="타일 수")
-    out = widgets.HTML()
+    controls = {
+        "t_load": widgets.FloatText(value=t_load, description="T_load"),
+        "t_compute": widgets.FloatText(value=t_compute, description="T_compute"),
+        "num_tiles": widgets.IntText(value=num_tiles, description="타일 수"),
+    }
 
-    def redraw(_change=None):
-        try:
-            args = (load_box.value, compute_box.value, tiles_box.value)
-            out.value = _schedule_html(double_buffer_schedule(*args, stages=1),
-                                       double_buffer_schedule(*args, stages=2))
-        except SimInputError as err:
-            out.value = error_html(err)
+    def render(p):
+        args = (p["t_load"], p["t_compute"], p["num_tiles"])
+        return _schedule_html(double_buffer_schedule(*args, stages=1), double_buffer_schedule(*args, stages=2))
 
-    for control in (load_box, compute_box, tiles_box):
-        control.observe(redraw, names="value")
-    redraw()
-    box = widgets.VBox([widgets.HBox([load_box, compute_box, tiles_box]), out])
-    box.controls = {"t_load": load_box, "t_compute": compute_box, "num_tiles": tiles_box}
-    box.output = out
-    return box
+    return live_widget(controls, render, "시뮬레이션 8: 더블 버퍼 타임라인(double-buffer timeline)")
 
 
 _ROW_LABELS = {"load": "로드 (글로벌→공유)", "compute": "연산 (FMA)"}

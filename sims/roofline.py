@@ -32,10 +32,10 @@ from pathlib import Path
 from sims._common import (
     SimInputError,
     error_figure,
-    error_html,
     group_visibility,
     require,
     require_int_in_range,
+    live_widget,
 )
 
 __all__ = [
@@ -539,35 +539,26 @@ def widget(model="ii", ai=8.0, data_dir=None):
 
     benchmarks = load_recorded("benchmarks.json", data_dir)
     profiles = load_recorded("profiles.json", data_dir)
-    model_box = widgets.Dropdown(options=[(AI_MODELS[m], m) for m in AI_MODELS], value=model,
-                                 description="AI 모델", layout={"width": "640px"})
-    ai_box = widgets.FloatText(value=ai, description="AI (FLOP/B)")
-    out = widgets.HTML()
+    controls = {
+        "model": widgets.Dropdown(options=[(AI_MODELS[m], m) for m in AI_MODELS], value=model,
+                                  description="AI 모델", layout={"width": "640px"}),
+        "ai": widgets.FloatText(value=ai, description="AI (FLOP/B)"),
+    }
 
-    def redraw(_change=None):
-        try:
-            roof = recorded_device_roof(benchmarks)
-            value = ai_box.value
-            lines = [f"<p>{html.escape(r.label)}: AI {value:g}에서 최대 "
-                     f"{attainable_gflops(value, r):,.0f} GFLOP/s"
-                     f"{' (변곡점 %.1f FLOP/B)' % r.ridge_ai if r.ridge_ai else ''}</p>"
-                     for r in (roof, A100_REFERENCE)]
-            if not benchmarks:
-                lines.append("<p><i>기록된 벤치마크 결과가 없습니다 (book/data/benchmarks.json).</i></p>")
-            else:
-                pts = roofline_points(benchmarks, model_box.value, profiles=profiles)
-                lines.append(_points_html(pts, roof, cublas_gflops(benchmarks)))
-            out.value = "".join(lines)
-        except SimInputError as err:
-            out.value = error_html(err)
+    def render(p):
+        roof = recorded_device_roof(benchmarks)
+        lines = [f"<p>{html.escape(r.label)}: AI {p['ai']:g}에서 최대 "
+                 f"{attainable_gflops(p['ai'], r):,.0f} GFLOP/s"
+                 f"{' (변곡점 %.1f FLOP/B)' % r.ridge_ai if r.ridge_ai else ''}</p>"
+                 for r in (roof, A100_REFERENCE)]
+        if not benchmarks:
+            lines.append("<p><i>기록된 벤치마크 결과가 없습니다 (book/data/benchmarks.json).</i></p>")
+        else:
+            pts = roofline_points(benchmarks, p["model"], profiles=profiles)
+            lines.append(_points_html(pts, roof, cublas_gflops(benchmarks)))
+        return "".join(lines)
 
-    for control in (model_box, ai_box):
-        control.observe(redraw, names="value")
-    redraw()
-    box = widgets.VBox([model_box, ai_box, out])
-    box.controls = {"model": model_box, "ai": ai_box}
-    box.output = out
-    return box
+    return live_widget(controls, render, "시뮬레이션 10 (a): 루프라인(roofline)")
 
 
 # ====================================================================================
@@ -705,29 +696,16 @@ def occupancy_widget(threads_per_block=256, registers_per_thread=128, smem_per_b
     """ipywidgets view of the occupancy calculator."""
     import ipywidgets as widgets
 
-    threads_box = widgets.IntText(value=threads_per_block, description="스레드/블록")
-    regs_box = widgets.IntText(value=registers_per_thread, description="레지스터/스레드")
-    smem_box = widgets.IntText(value=smem_per_block, description="공유 메모리 B")
-    arch_box = widgets.Dropdown(options=[(a.label, k) for k, a in ARCHS.items()], value=arch,
-                                description="아키텍처")
-    out = widgets.HTML()
-
-    def redraw(_change=None):
-        try:
-            out.value = _occupancy_html(occupancy(threads_box.value, regs_box.value,
-                                                  smem_box.value, arch_box.value))
-        except SimInputError as err:
-            out.value = error_html(err)
-
-    for control in (threads_box, regs_box, smem_box, arch_box):
-        control.observe(redraw, names="value")
-    redraw()
-    box = widgets.VBox([widgets.HBox([threads_box, regs_box]),
-                        widgets.HBox([smem_box, arch_box]), out])
-    box.controls = {"threads_per_block": threads_box, "registers_per_thread": regs_box,
-                    "smem_per_block": smem_box, "arch": arch_box}
-    box.output = out
-    return box
+    controls = {
+        "threads_per_block": widgets.IntText(value=threads_per_block, description="스레드/블록"),
+        "registers_per_thread": widgets.IntText(value=registers_per_thread, description="레지스터/스레드"),
+        "smem_per_block": widgets.IntText(value=smem_per_block, description="공유 메모리 B"),
+        "arch": widgets.Dropdown(options=[(a.label, k) for k, a in ARCHS.items()], value=arch,
+                                 description="아키텍처"),
+    }
+    return live_widget(controls, lambda p: _occupancy_html(occupancy(
+        p["threads_per_block"], p["registers_per_thread"], p["smem_per_block"], p["arch"])),
+        "시뮬레이션 10 (b): 점유율(occupancy) 계산기")
 
 
 # Named cases (course-spec A7, D5 and the Level 3–5 tiles); resources, not timings.
