@@ -123,3 +123,29 @@ def screenshot_dir() -> Path:
     d = REPO / "_build" / "screenshots"
     d.mkdir(parents=True, exist_ok=True)
     return d
+
+
+PLOTLY_BUNDLE = REPO / "book" / "_static" / "plotly-cartesian-3.4.0.min.js"
+
+
+@pytest.fixture
+def figure_page(browser):
+    """Draw a plotly figure in Chromium with the site's own plotly.js; returns (page, page errors)."""
+    opened = []
+
+    def draw(fig):
+        page = browser.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.set_content(
+            f"<html><head><meta charset='utf-8'><script>{PLOTLY_BUNDLE.read_text()}</script></head>"
+            f"<body><div id='g'></div><script>const f = {fig.to_json()};"
+            "Plotly.newPlot('g', f.data, f.layout).then(() => { window.ready = true; });"
+            "</script></body></html>")
+        page.wait_for_function("window.ready === true")
+        opened.append(page)
+        return page, errors
+
+    yield draw
+    for page in opened:
+        page.close()

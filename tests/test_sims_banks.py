@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -11,7 +10,6 @@ from sims import SimInputError
 from sims import banks as bk
 
 ALLOWED_TRACES = {"scatter", "bar", "heatmap", "histogram", "box", "contour", "image"}
-PLOTLY_JS = Path(__file__).resolve().parent.parent / "book" / "_static" / "plotly-cartesian-3.4.0.min.js"
 
 
 def nonempty_banks(req):
@@ -216,17 +214,9 @@ def test_figure_custom_setting_and_errors():
 
 
 @pytest.mark.browser
-def test_static_figure_menu_and_slider_in_the_site_plotly_bundle(browser):
+def test_static_figure_menu_and_slider_in_the_site_plotly_bundle(figure_page):
     fig = bk.figure()
-    page = browser.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.set_content(
-        f"<html><head><meta charset='utf-8'><script>{PLOTLY_JS.read_text()}</script></head>"
-        f"<body><div id='g'></div><script>const f = {fig.to_json()};"
-        "Plotly.newPlot('g', f.data, f.layout).then(() => { window.ready = true; });"
-        "</script></body></html>")
-    page.wait_for_function("window.ready === true")
+    page, errors = figure_page(fig)
     page.locator("g.updatemenu-header-group").first.click()
     page.locator("g.updatemenu-dropdown-button").nth(4).click()  # the real kernel's store
     page.wait_for_timeout(200)
@@ -239,4 +229,3 @@ def test_static_figure_menu_and_slider_in_the_site_plotly_bundle(browser):
     expected = bk.bank_request(expression="store [ty][tx]", padding=1)
     assert state[0].startswith(bk.request_summary(expected))
     assert state[1] == [len(ws) for ws in expected.words_per_bank] and not errors
-    page.close()

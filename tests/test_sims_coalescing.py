@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -13,7 +12,6 @@ from sims import coalescing as co
 
 ALLOWED_TRACES = {"scatter", "bar", "heatmap", "histogram", "box", "contour", "image"}
 MAX_FIGURE_JSON = 300_000
-PLOTLY_JS = Path(__file__).resolve().parent.parent / "book" / "_static" / "plotly-cartesian-3.4.0.min.js"
 
 
 # ----------------------------------------------------------------------------- seed 8x8 case
@@ -320,18 +318,10 @@ def test_float4_figure_bad_input():
 
 
 @pytest.mark.browser
-def test_static_figure_controls_work_in_the_site_plotly_bundle(browser):
+def test_static_figure_controls_work_in_the_site_plotly_bundle(figure_page):
     """Click a menu button and a slider step in Chromium with the site's own plotly.js."""
     fig = co.figure()
-    page = browser.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.set_content(
-        f"<html><head><meta charset='utf-8'><script>{PLOTLY_JS.read_text()}</script></head>"
-        f"<body><div id='g'></div><script>const f = {fig.to_json()};"
-        "Plotly.newPlot('g', f.data, f.layout).then(() => { window.ready = true; });"
-        "</script></body></html>")
-    page.wait_for_function("window.ready === true")
+    page, errors = figure_page(fig)
     page.locator("g.updatemenu-button").nth(3).click()  # A, lda = 4096
     rail = page.locator("rect.slider-rail-touch-rect").first.bounding_box()
     label = page.locator("g.slider-labels text, g.slider-label-group text").nth(2).bounding_box()
@@ -340,4 +330,3 @@ def test_static_figure_controls_work_in_the_site_plotly_bundle(browser):
     title = page.evaluate("() => document.getElementById('g').layout.title.text")
     expected = co.request_summary(co.naive_warp_request("A", ld=4096, k=2), "A", 2)
     assert title.startswith(expected) and not errors
-    page.close()
