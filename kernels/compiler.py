@@ -14,11 +14,10 @@ import glob
 import os
 import re
 import sys
-from pathlib import Path
 
 from kernels import registry
 from kernels.errors import CompileError, GPUUnavailableError
-from kernels.source import KERNEL_DIR, headers, read_source
+from kernels.source import headers, read_source
 
 NVRTC_OPTIONS = ("-std=c++17", "-lineinfo")
 _INCLUDE = re.compile(r'^\s*#include\s+"([\w.]+)"\s*$', re.MULTILINE)
@@ -167,7 +166,3 @@ def compile_cubin(file: str, arch: str, source: str | None = None) -> bytes:
         return buf.raw
     finally:
         lib.nvrtcDestroyProgram(ctypes.byref(prog))
-
-
-def kernel_dir() -> Path:
-    return KERNEL_DIR

@@ -44,8 +44,6 @@ class KernelSpec:
         return (_cdiv(N, cols), _cdiv(M, rows), 1)
 
 
-MIN_CC_ASYNC = (8, 0)   # cp.async needs Ampere or newer; below it the fallback path runs
-
 _RB_TILE = (128, 128)
 _FLOAT = 4
 
@@ -131,10 +129,6 @@ def files() -> list[str]:
     return seen
 
 
-def by_level(level: int) -> list[KernelSpec]:
-    return [s for s in KERNELS.values() if s.level == level]
-
-
 def flops(M: int, N: int, K: int) -> float:
     """Floating-point operations of one SGEMM: one multiply and one add per (i, j, k)."""
     return 2.0 * M * N * K
@@ -152,6 +146,6 @@ def compulsory_intensity(M: int, N: int, K: int) -> float:
 
 
 __all__ = [
-    "KernelSpec", "KERNELS", "LEVEL_REPRESENTATIVE", "MIN_CC_ASYNC", "STATIC_SMEM_LIMIT",
-    "get", "files", "by_level", "flops", "min_bytes", "compulsory_intensity",
+    "KernelSpec", "KERNELS", "LEVEL_REPRESENTATIVE", "STATIC_SMEM_LIMIT",
+    "get", "files", "flops", "min_bytes", "compulsory_intensity",
 ]

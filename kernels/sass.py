@@ -169,10 +169,6 @@ def summarize(kernel: str, arch: str = "sm_90", source: str | None = None) -> Sa
     )
 
 
-def summarize_all(archs=DEFAULT_ARCHS) -> list[SassSummary]:
-    return [summarize(name, arch) for arch in archs for name in registry.KERNELS]
-
-
 def excerpt(kernel: str, arch: str = "sm_90", pattern: str = r"FFMA|LDS|LDG|STS|LDGSTS|DEPBAR|BAR",
             limit: int = 40, source: str | None = None) -> str:
     """The first `limit` SASS lines of a kernel whose opcode matches `pattern` (for chapters)."""
