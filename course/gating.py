@@ -97,7 +97,7 @@ class _HTML:
 
 def _static_mode() -> bool:
     try:
-        from course.display import static_mode
+        from course.page import static_mode
     except ImportError:
         import os
         return os.environ.get("COURSE_STATIC") == "1"

@@ -1,6 +1,6 @@
 """Public display API for quizzes: ``show(module)``.
 
-* Static site build (``course.display.static_mode()``, i.e. ``COURSE_STATIC=1``):
+* Static site build (``course.page.static_mode()``, i.e. ``COURSE_STATIC=1``):
   returns a :class:`StaticQuiz`; its ``_repr_html_`` is
   ``<div class="course-quiz" data-module="6"></div>`` followed by the bank as
   ``<script type="application/json" class="course-quiz-data" data-module="6">…</script>``
@@ -63,7 +63,7 @@ class StaticQuiz:
 
 def _static_mode() -> bool:
     try:
-        from course.display import static_mode
+        from course.page import static_mode
     except ImportError:
         return os.environ.get("COURSE_STATIC") == "1"
     return static_mode()
