@@ -4,13 +4,20 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 SITE   := _build/html
+LAB_STAMP := $(VENV)/.lab-installed
+GPU_STAMP := $(VENV)/.gpu-installed
+LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
+HAS_NVIDIA_DRIVER := $(shell command -v nvidia-smi >/dev/null 2>&1 && echo yes)
+AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: book test lab gpu-test record sass clean clean-cache browser-deps help
+
+.PHONY: book test lab lab-install gpu-deps doctor gpu-test record sass clean browser-deps help
 
 help:
 	@echo "make book      - build the HTML site into $(SITE) (creates $(VENV) first)"
 	@echo "make test      - CPU test suite, including the built site in Chromium"
-	@echo "make lab       - JupyterLab with the chapters as notebooks (GPU machine)"
+	@echo "make lab       - JupyterLab with the chapters as notebooks (GPU machine: also installs CUDA libraries)"
+	@echo "make doctor    - can this machine run the kernels? what is missing, and the command that fixes it"
 	@echo "make gpu-test  - GPU test suite and compute-sanitizer (GPU machine)"
 	@echo "make record    - re-record book/data/benchmarks.json on this GPU"
 
@@ -21,54 +28,54 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
-# Executed notebooks are cached by their code only; when the recorded data, the kernels or the
-# libraries the chapters call change, the cache is dropped so that no page shows stale results.
-CACHE_DEPS := $(wildcard book/data/*.json kernels/*.py kernels/*.cu kernels/*.cuh sims/*.py course/*.py course/banks/*.yaml)
-CACHE_STAMP := _build/.cache-inputs
-
-$(CACHE_STAMP): $(CACHE_DEPS)
-	rm -rf _build/.jupyter_cache
-	mkdir -p _build
-	touch $@
-
-book: $(STAMP) $(CACHE_STAMP)
+# Chapters execute while the site is built (execute_notebooks: inline), so every build shows the current data.
+book: $(STAMP)
 	COURSE_STATIC=1 $(VENV)/bin/jupyter-book build . --warningiserror --keep-going --quiet
 	@echo "site: $(SITE)/index.html"
 
 browser-deps:
 	@bash tools/ensure_browser.sh
 
-test: book browser-deps
+# The tests include JupyterLab in Chromium (tests/test_lab_browser.py), so they need the lab packages too.
+test: book browser-deps $(LAB_STAMP)
 	$(PY) -m pytest -q
 
-LAB_STAMP := $(VENV)/.lab-installed
-LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
-
-$(LAB_STAMP): $(STAMP) requirements-lab.txt
+# JupyterLab, jupytext (chapters open as notebooks) and jupyterlab-myst (their MyST renders, {eval} numbers too).
+$(LAB_STAMP): $(STAMP) requirements-lab.txt tools/lab_overrides.json
 	$(PY) -m pip install --quiet -r requirements-lab.txt
 	mkdir -p $(dir $(LAB_OVERRIDES))
 	cp tools/lab_overrides.json $(LAB_OVERRIDES)
 	touch $(LAB_STAMP)
 
-# Chapters (book/*.md, MyST notebooks) open as notebooks through jupytext.
-lab: $(LAB_STAMP)
-	$(VENV)/bin/jupyter lab --notebook-dir=.
+# CUDA libraries CuPy loads from the system (cuBLAS): a driver-only GPU machine gets them from pip.
+$(GPU_STAMP): $(STAMP) requirements-gpu.txt
+	$(PY) -m pip install --quiet -r requirements-gpu.txt
+	touch $(GPU_STAMP)
 
-gpu-test: $(STAMP)
+lab-install: $(LAB_STAMP) $(if $(HAS_NVIDIA_DRIVER),$(GPU_STAMP))
+
+gpu-deps: $(GPU_STAMP)
+
+doctor: $(STAMP)
+	@$(PY) -m kernels doctor
+
+# Chapters (book/*.md, MyST notebooks) open as notebooks: double-click one in the file browser.
+lab: lab-install
+	@$(if $(HAS_NVIDIA_DRIVER),$(PY) -m kernels doctor || true,echo "GPU 드라이버가 없어 기록된 결과로 실행합니다 (no NVIDIA driver: recorded results)")
+	$(VENV)/bin/jupyter lab --notebook-dir=. $(AS_ROOT)
+
+gpu-test: $(GPU_STAMP)
 	CUPY_TF32=0 $(PY) -m pytest -m gpu -q
 	for tool in memcheck racecheck synccheck; do \
 	  compute-sanitizer --tool $$tool --error-exitcode 3 $(PY) tools/gpu_sanitize.py > /dev/null || exit 1; \
 	  echo "compute-sanitizer $$tool: clean"; \
 	done
 
-record: $(STAMP)
+record: $(GPU_STAMP)
 	CUPY_TF32=0 $(PY) -m kernels record
 
 sass: $(STAMP)
 	$(PY) -m kernels sass
-
-clean-cache:
-	rm -rf _build/.jupyter_cache
 
 clean:
 	rm -rf _build

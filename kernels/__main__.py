@@ -1,4 +1,4 @@
-"""Command line: python -m kernels {list,check,bench,record,sass} [--help]."""
+"""Command line: python -m kernels {list,check,bench,record,sass,doctor} [--help]."""
 from __future__ import annotations
 
 import argparse
@@ -132,6 +132,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--arch", action="append", help="아키텍처 (반복 가능; 기본 sm_80, sm_90)")
     s.add_argument("--show", type=int, default=0, metavar="N", help="핵심 명령어 N줄 보기")
     s.set_defaults(func=cmd_sass)
+
+    d = sub.add_parser("doctor", help="이 머신에서 GPU로 실행할 수 있는지 점검하고 해결 방법 안내 (check the GPU setup)")
+    d.add_argument("--json", action="store_true", help="결과를 JSON으로 (machine-readable)")
+    d.set_defaults(func=lambda a: __import__("kernels.doctor", fromlist=["main"]).main(as_json=a.json))
     return p
 
 

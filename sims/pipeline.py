@@ -59,7 +59,7 @@ TILES_MIN, TILES_MAX = 1, 16
 MODES = ("shipped", "seed")
 MODE_LABELS = {
     "shipped": "과정 커널(Level 5)의 순서: wait → sync → 발행 → commit → 연산",
-    "seed": "시드 원고의 순서: 발행 → commit → wait → sync → 연산 → sync",
+    "seed": "원 자료의 순서: 발행 → commit → wait → sync → 연산 → sync",
 }
 
 
@@ -439,7 +439,7 @@ def _check_pipeline_args(num_stages, num_tiles, empty_commits, mode):
     require(isinstance(empty_commits, bool),
             f"빈 그룹 커밋(empty commits) 값은 True 또는 False여야 합니다 (받은 값: {empty_commits!r})")
     require(mode in MODES, f"순서(mode) 값은 {', '.join(MODES)} 중 하나여야 합니다 (받은 값: {mode!r})")
-    require(mode != "seed" or num_stages >= 2, "시드 순서는 NUM_STAGES 2 이상에서만 정의됩니다")
+    require(mode != "seed" or num_stages >= 2, "원 자료 순서는 NUM_STAGES 2 이상에서만 정의됩니다")
     return num_stages, num_tiles, empty_commits, mode
 
 
@@ -837,7 +837,7 @@ def async_widget(num_stages=3, num_tiles=8, empty_commits=True, mode="shipped"):
 
 
 def _config_label(trace: PipelineTrace) -> str:
-    who = "과정 커널" if trace.mode == "shipped" else "시드 순서"
+    who = "과정 커널" if trace.mode == "shipped" else "원 자료 순서"
     empty = "빈 그룹 커밋 켬" if trace.empty_commits else "빈 그룹 커밋 끔"
     return f"{who}, S={trace.num_stages}, {empty}"
 

@@ -245,7 +245,7 @@ _MOCK_A = MockKernel(
         key="A", title="모의 커널 A", source="mock", sm_pct=12.3, mem_pct=64.7,
         stalls={"Long Scoreboard": 62.1, "Barrier": 14.2, "Wait": 8.3},
         registers=32, block_size=256, smem_per_block=2048, sectors_per_request=4.0,
-        smem_wavefront_ratio="1.0 (이상값 대비, 초과 없음)", achieved_occupancy_pct=62.5,
+        smem_wavefront_ratio="1.0 (이상적인 값 대비, 초과 없음)", achieved_occupancy_pct=62.5,
         theoretical_occupancy_pct=_theoretical(32, 2048),
         sass_top=(("LDS", 36.5), ("FFMA", 31.2), ("LDG.E", 3.8), ("STS", 3.8), ("BAR", 3.8)),
         gflops=3847.0),
@@ -268,7 +268,7 @@ _MOCK_A = MockKernel(
         "요청당 4섹터: 32비트 로드가 코얼레싱됨 (float4가 아님)",
     ),
     bottleneck=("메모리 한계: 메모리 64.7% ≥ 60%, SM 12.3% < 60%. Long Scoreboard 62.1%가 "
-                "글로벌 로드 대기. 블록 단위 AI(모델 ii)가 4 FLOP/B로 H100 변곡점(약 20)보다 낮음"),
+                "글로벌 로드 대기. 블록 단위 AI(모델 ii)가 4 FLOP/B로 H100 꺾임점(약 20)보다 낮음"),
     expected_next="reuse",
     next_explanation=("결정 트리: SM 낮음 → 메모리 높음 → 재사용 늘리기. 스레드가 8×8 출력을 "
                       "레지스터에 쥐는 레지스터 블로킹(Level 3)으로 AI가 모델 (ii)에서 4 → 32"),
@@ -279,7 +279,7 @@ _MOCK_A = MockKernel(
     },
     next_feedback={
         "latency": "메모리 처리량이 이미 높아 요청을 더 겹쳐도 대역폭에 막힙니다. 바이트당 연산이 필요합니다.",
-        "coalesce": "요청당 4섹터는 32비트 로드의 이상값입니다. 코얼레싱은 문제가 아닙니다.",
+        "coalesce": "요청당 4섹터는 32비트 로드의 이상적인 값입니다. 코얼레싱은 문제가 아닙니다.",
         "occupancy": "이론 점유율은 이미 100%입니다.",
     },
 )
@@ -289,7 +289,7 @@ _MOCK_B = MockKernel(
         key="B", title="모의 커널 B", source="mock", sm_pct=71.8, mem_pct=78.3,
         stalls={"Math Pipe Throttle": 34.5, "Wait": 22.1, "Long Scoreboard": 18.7},
         registers=96, block_size=256, smem_per_block=32768, sectors_per_request=16.0,
-        smem_wavefront_ratio="1.0 (이상값 대비, 초과 없음)", achieved_occupancy_pct=None,
+        smem_wavefront_ratio="1.0 (이상적인 값 대비, 초과 없음)", achieved_occupancy_pct=None,
         theoretical_occupancy_pct=_theoretical(96, 32768),
         sass_top=(("FFMA", 52.8), ("LDG.E.128", 11.2), ("LDS.128", 7.3), ("STS.128", 4.1)),
         gflops=14520.0),
@@ -341,7 +341,7 @@ _MOCK_C = MockKernel(
         sass_top=(("LDG.E", 45.2), ("FFMA", 18.3), ("IADD3", 12.1)),
         gflops=487.0),
     corrections=(
-        "Sectors/Request 4.2 → 2.0: 4.2는 '코얼레싱 불량'이 아니라 32비트 로드의 이상값(4)에 "
+        "Sectors/Request 4.2 → 2.0: 4.2는 '코얼레싱 불량'이 아니라 32비트 로드의 이상적인 값(4)에 "
         "가깝다. 과정의 나이브 매핑은 A 브로드캐스트 + B 코얼레싱으로 2.0을 측정 (E2, A6)",
         "스톨 Not Selected 6.1% → LG Throttle 6.1%: SM 4%에서 Not Selected는 어색함 (F8); "
         "FFMA 하나에 로드 두 개를 내는 커널은 LG 큐가 참",
@@ -403,7 +403,7 @@ def recorded_cards(profiles: dict | None) -> list[ProfileCard]:
         name = str(entry.get("kernel", "?"))
         ratio = None
         if entry.get("smem_ld_ideal"):
-            ratio = (f"{entry['smem_ld_wavefronts'] / entry['smem_ld_ideal']:.2f} (로드, 이상값 대비)"
+            ratio = (f"{entry['smem_ld_wavefronts'] / entry['smem_ld_ideal']:.2f} (로드, 이상적인 값 대비)"
                      if entry.get("smem_ld_wavefronts") is not None else None)
         gflops = None
         if entry.get("duration_ms") and all(entry.get(k) for k in ("M", "N", "K")):
@@ -536,7 +536,7 @@ def _wrap(text: str, width: int = 72) -> str:
 def _corrections_lines(key: str) -> list[str]:
     if key not in MOCK_KERNELS:
         return []
-    return ["원본(시드) 자료에서 고친 점:"] + [f" · {c}" for c in MOCK_KERNELS[key].corrections]
+    return ["원 자료에서 고친 점:"] + [f" · {c}" for c in MOCK_KERNELS[key].corrections]
 
 
 # ====================================================================================
@@ -599,8 +599,8 @@ def figure(kernel="A", profiles=None, benchmarks=None, data_dir=None, show_answe
         x=[c[2] for c in SEED_CLAIMED_SOL], y=[c[1] for c in SEED_CLAIMED_SOL],
         mode="markers+text", text=[f"L{c[0]}" for c in SEED_CLAIMED_SOL],
         textposition="bottom center", marker={"symbol": "x", "color": "#aaaaaa"},
-        name="시드의 예상 위치(측정 아님)", visible="legendonly",
-        hovertemplate="시드 주장 %{text}: 메모리 %{x}% · SM %{y}%<extra></extra>",
+        name="원 자료의 예상 위치(측정 아님)", visible="legendonly",
+        hovertemplate="원 자료의 주장 %{text}: 메모리 %{x}% · SM %{y}%<extra></extra>",
         xaxis="x", yaxis="y"))
     groups.append(None)
     answer_idx = []
@@ -654,7 +654,7 @@ def figure(kernel="A", profiles=None, benchmarks=None, data_dir=None, show_answe
     annotations.append({"x": 0, "y": 0.555, "xref": "paper", "yref": "paper",
                         "xanchor": "left", "yanchor": "top", "showarrow": False,
                         "font": {"size": 11},
-                        "text": f"사분면 기준선: 시드 자료의 {t:g}% (이상이면 '높음'). "
+                        "text": f"사분면 기준선: 원 자료의 {t:g}% (이상이면 '높음'). "
                                 "모의 커널 A/B/C는 연습용 가짜 데이터입니다."})
     if not profiles:
         annotations.append({"x": 1, "y": 0.555, "xref": "paper", "yref": "paper",

@@ -123,7 +123,7 @@ def h100_roof() -> DeviceRoof:
 
 
 A100_REFERENCE = DeviceRoof(
-    "A100 참고값(시드 자료, 측정 아님)", 19500.0, 2039.0, "시드 자료", "시드 자료")
+    "A100 참고값(원 자료, 측정 아님)", 19500.0, 2039.0, "원 자료", "원 자료")
 
 
 def recorded_device_roof(benchmarks: dict | None) -> DeviceRoof:
@@ -409,8 +409,8 @@ def figure(model="ii", benchmarks=None, profiles=None, data_dir=None, size=None,
             x=[c[1] for c in SEED_CLAIMS], y=[c[2] for c in SEED_CLAIMS],
             mode="markers+text", text=[f"L{c[0]}" for c in SEED_CLAIMS],
             textposition="top center", marker={"symbol": "x", "color": "#aaaaaa", "size": 9},
-            name="시드의 주장(A100, 측정 아님)", visible="legendonly",
-            hovertemplate=("시드 주장 L%{text}: AI %{x} · %{y:,} GFLOP/s — 측정값 아님, "
+            name="원 자료의 주장(A100, 측정 아님)", visible="legendonly",
+            hovertemplate=("원 자료의 주장 L%{text}: AI %{x} · %{y:,} GFLOP/s — 측정값 아님, "
                            "AI는 어느 모델과도 맞지 않음<extra></extra>")))
         groups.append(None)
 
@@ -437,11 +437,11 @@ def figure(model="ii", benchmarks=None, profiles=None, data_dir=None, size=None,
     annotations = []
     if roof.ridge_ai:
         annotations.append({"x": math.log10(roof.ridge_ai), "y": math.log10(roof.peak_gflops),
-                            "text": f"변곡점(ridge) {roof.ridge_ai:.1f} FLOP/B",
+                            "text": f"꺾임점(ridge) {roof.ridge_ai:.1f} FLOP/B",
                             "showarrow": True, "ax": 70, "ay": 70, "font": {"size": 11}})
     annotations.append({"x": math.log10(A100_REFERENCE.ridge_ai),
                         "y": math.log10(A100_REFERENCE.peak_gflops),
-                        "text": f"A100 참고 변곡점 {A100_REFERENCE.ridge_ai:.1f}",
+                        "text": f"A100 참고 꺾임점 {A100_REFERENCE.ridge_ai:.1f}",
                         "showarrow": True, "ax": 40, "ay": 60, "font": {"size": 10,
                                                                        "color": "#777777"}})
     if not benchmarks:
@@ -549,7 +549,7 @@ def widget(model="ii", ai=8.0, data_dir=None):
         roof = recorded_device_roof(benchmarks)
         lines = [f"<p>{html.escape(r.label)}: AI {p['ai']:g}에서 최대 "
                  f"{attainable_gflops(p['ai'], r):,.0f} GFLOP/s"
-                 f"{' (변곡점 %.1f FLOP/B)' % r.ridge_ai if r.ridge_ai else ''}</p>"
+                 f"{' (꺾임점 %.1f FLOP/B)' % r.ridge_ai if r.ridge_ai else ''}</p>"
                  for r in (roof, A100_REFERENCE)]
         if not benchmarks:
             lines.append("<p><i>기록된 벤치마크 결과가 없습니다 (book/data/benchmarks.json).</i></p>")

@@ -322,7 +322,7 @@ def test_sim9_figure():
     data = json.loads(fig.to_json())
     menu = data["layout"]["updatemenus"][0]["buttons"]
     assert len(menu) == 8
-    assert any("시드" in b["label"] and "끔" in b["label"] for b in menu)
+    assert any("원 자료" in b["label"] and "끔" in b["label"] for b in menu)
     steps = data["layout"]["sliders"][0]["steps"]
     assert len(steps) == max(len(pl.async_pipeline_trace(s, 8, e, m).frames)
                              for m, s, e in [("shipped", 4, True)])

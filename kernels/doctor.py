@@ -1,0 +1,357 @@
+"""`python -m kernels doctor`: can this machine run the course's kernels, and if not, what fixes it?
+
+Checks, in the order a GPU run needs them: the NVIDIA driver (through libcuda, no CuPy needed), a visible
+GPU, the CuPy package and the CUDA version it was built for, NVRTC (run-time compilation), cuBLAS (the
+reference every kernel is checked against), the compute capability, clocks, free memory, and finally one
+course kernel checked against cuBLAS end to end. Each finding says in Korean (with the English term) what
+was found and, when something is missing, the one command that fixes it.
+
+Exit code: 0 when every check a GPU run needs passed, 1 otherwise (also on a machine without a GPU, where
+the book still works with recorded results).
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+import shutil
+import subprocess
+import sys
+from dataclasses import asdict, dataclass
+from importlib import metadata
+from pathlib import Path
+
+OK, WARN, FAIL, SKIP = "ok", "warn", "fail", "skip"
+LABEL = {OK: "정상", WARN: "주의", FAIL: "문제", SKIP: "건너뜀"}
+REPO = Path(__file__).resolve().parent.parent
+MIN_FREE_BYTES = 1 << 30   # 8192³ needs 3 x 256 MiB for A, B, C plus cuBLAS's output: about 1 GiB
+
+
+@dataclass
+class Finding:
+    status: str         # ok | warn | fail | skip
+    detail: str
+    fix: str = ""       # one command (or action) that fixes a warn/fail
+    check: str = ""     # Korean name with the English term (filled in from CHECKS)
+
+
+def _pip(args: str) -> str:
+    """A pip command for the Python running this check (the venv's, when run through .venv/bin/python)."""
+    python = Path(sys.executable)
+    try:
+        python = python.relative_to(Path.cwd())
+    except ValueError:
+        pass
+    return f"{python} -m pip install {args}"
+
+
+def _gpu_requirements_fix(cuda_major: int | None) -> str:
+    if cuda_major == 13:
+        return _pip('"cuda-toolkit[cublas,nvrtc]==13.*"')
+    req = REPO / "requirements-gpu.txt"
+    return _pip(f"-r {req.relative_to(Path.cwd()) if req.is_relative_to(Path.cwd()) else req}")
+
+
+# ----------------------------------------------------------------------------- driver (libcuda)
+
+class _Driver:
+    """The few CUDA driver API calls the doctor needs, through ctypes (works without CuPy)."""
+
+    def __init__(self):
+        self.lib = ctypes.CDLL("libcuda.so.1")
+        self._call("cuInit", ctypes.c_uint(0))
+
+    def _call(self, name, *args):
+        err = getattr(self.lib, name)(*args)
+        if err != 0:
+            raise RuntimeError(f"{name} → CUDA 오류 {err}")
+
+    def version(self) -> int:
+        v = ctypes.c_int()
+        self._call("cuDriverGetVersion", ctypes.byref(v))
+        return v.value
+
+    def device_count(self) -> int:
+        n = ctypes.c_int()
+        self._call("cuDeviceGetCount", ctypes.byref(n))
+        return n.value
+
+
+def _version_text(v: int) -> str:
+    return f"{v // 1000}.{(v % 1000) // 10}"
+
+
+def _smi(query: str) -> list[str] | None:
+    if not shutil.which("nvidia-smi"):
+        return None
+    try:
+        out = subprocess.run(["nvidia-smi", f"--query-gpu={query}", "--format=csv,noheader,nounits"],
+                             capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if out.returncode != 0 or not out.stdout.strip():
+        return None
+    return [x.strip() for x in out.stdout.strip().splitlines()[0].split(",")]
+
+
+def check_driver(state: dict) -> Finding:
+    try:
+        drv = _Driver()
+        version = drv.version()
+    except OSError:
+        return Finding(FAIL,
+                       "libcuda.so.1을 찾을 수 없습니다. 이 컴퓨터에는 NVIDIA GPU 드라이버가 없습니다. GPU 없이도 사이트와 "
+                       "노트북은 기록된 결과(recorded results)로 읽을 수 있고, SASS 보기(`python -m kernels sass`)도 됩니다.",
+                       "GPU 머신이라면 NVIDIA 드라이버를 설치하세요 (Ubuntu: sudo ubuntu-drivers install)")
+    except RuntimeError as err:
+        return Finding(FAIL, f"드라이버가 초기화되지 않습니다 ({err}). GPU가 없거나 드라이버와 커널 모듈의 버전이 다를 수 있습니다.",
+                       "nvidia-smi로 상태를 확인하고, 드라이버를 다시 설치한 뒤 재부팅하세요")
+    state["driver_cuda"] = version
+    state["driver_api"] = drv
+    smi = _smi("driver_version")
+    shown = f"{smi[0]}, " if smi else ""
+    return Finding(OK, f"{shown}CUDA {_version_text(version)}까지 지원")
+
+
+def check_device(state: dict) -> Finding:
+    count = state["driver_api"].device_count()
+    if count == 0:
+        return Finding(FAIL, "드라이버는 있지만 보이는 GPU가 없습니다 (CUDA_VISIBLE_DEVICES가 비어 있을 수 있습니다).",
+                       "unset CUDA_VISIBLE_DEVICES 후 다시 실행하세요")
+    return Finding(OK, f"GPU {count}개")
+
+
+# ----------------------------------------------------------------------------- CuPy and its libraries
+
+def _cupy_distribution() -> tuple[str, str] | None:
+    for dist in metadata.distributions():
+        dist_name = (dist.metadata.get("Name") or "").lower()
+        if dist_name == "cupy" or dist_name.startswith("cupy-cuda"):
+            return dist_name, dist.version
+    return None
+
+
+def _library_path(name: str) -> str:
+    """Where a CUDA library was found (pip wheel or system), as CuPy's own finder sees it."""
+    try:
+        from cuda.pathfinder import load_nvidia_dynamic_lib
+
+        return load_nvidia_dynamic_lib(name).abs_path
+    except Exception:
+        return f"lib{name}"
+
+
+def check_cupy(state: dict) -> Finding:
+    try:
+        import cupy
+    except Exception as err:   # ImportError, or a broken install raising something else
+        return Finding(FAIL, f"CuPy를 불러올 수 없습니다 ({type(err).__name__}: {err}).", _gpu_requirements_fix(None))
+    runtime = cupy.cuda.runtime.runtimeGetVersion()
+    state["cupy_cuda_major"] = runtime // 1000
+    dist = _cupy_distribution()
+    package = f"{dist[0]} {dist[1]}" if dist else f"cupy {cupy.__version__}"
+    detail = f"{package}, CUDA 런타임(runtime) {_version_text(runtime)}용"
+    driver = state.get("driver_cuda")
+    if driver is not None and driver // 1000 < runtime // 1000:
+        return Finding(FAIL,
+                       f"{detail}: 드라이버는 CUDA {_version_text(driver)}까지만 지원하므로 이 CuPy는 GPU를 쓰지 못합니다.",
+                       "드라이버를 업데이트하거나, CUDA 12용 CuPy를 쓰세요: " + _gpu_requirements_fix(12))
+    return Finding(OK, detail)
+
+
+def check_runtime(state: dict) -> Finding:
+    import cupy
+
+    try:
+        rt = cupy.cuda.runtime
+        props = rt.getDeviceProperties(0)
+    except Exception as err:
+        return Finding(FAIL, f"CuPy가 GPU를 열지 못했습니다 ({err}).", "nvidia-smi로 GPU 상태를 확인하세요")
+    gpu_name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+    state["cc"] = (int(props["major"]), int(props["minor"]))
+    state["gpu"] = gpu_name
+    return Finding(OK, f"{gpu_name}, SM {props['multiProcessorCount']}개")
+
+
+def check_nvrtc(state: dict) -> Finding:
+    try:
+        from cupy_backends.cuda.libs import nvrtc
+
+        version = ".".join(map(str, nvrtc.getVersion()))
+    except Exception as err:
+        return Finding(FAIL, f"NVRTC 라이브러리를 불러오지 못했습니다 ({type(err).__name__}: {err}).",
+                       _gpu_requirements_fix(state.get("cupy_cuda_major")))
+    if "runtime" not in state["passed"]:
+        return Finding(OK, f"NVRTC {version} 라이브러리를 찾았습니다 (커널 실행 시험은 GPU가 있어야 합니다)")
+    import cupy
+
+    try:
+        kernel = cupy.RawKernel(r'extern "C" __global__ void doctor_add(float* x) { x[threadIdx.x] += 1.0f; }',
+                                "doctor_add")
+        x = cupy.zeros(32, dtype=cupy.float32)
+        kernel((1,), (32,), (x,))
+        ok = bool((x == 1).all())
+    except Exception as err:
+        return Finding(FAIL, f"시험 커널을 컴파일하거나 실행하지 못했습니다 ({type(err).__name__}: {err}).",
+                       _gpu_requirements_fix(state.get("cupy_cuda_major")))
+    if not ok:
+        return Finding(FAIL, "작은 시험 커널이 틀린 값을 냈습니다.", "nvidia-smi로 GPU 상태를 확인하세요")
+    return Finding(OK, f"NVRTC {version}, 시험 커널을 컴파일해 실행함")
+
+
+def check_cublas(state: dict) -> Finding:
+    try:
+        from cupy_backends.cuda.libs import cublas  # noqa: F401  (importing it loads libcublas)
+    except Exception as err:
+        return Finding(FAIL,
+                       f"cuBLAS 라이브러리를 찾을 수 없습니다 ({err}). 모든 커널은 cuBLAS와 비교해 검증하므로 꼭 필요합니다.",
+                       _gpu_requirements_fix(state.get("cupy_cuda_major")))
+    if "runtime" not in state["passed"]:
+        return Finding(OK, f"cuBLAS 라이브러리를 찾았습니다 ({_library_path('cublas')}; 행렬 곱 시험은 GPU가 있어야 합니다)")
+    import cupy
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((64, 48), dtype=np.float32), rng.standard_normal((48, 40), dtype=np.float32)
+    try:
+        c = cupy.asnumpy(cupy.matmul(cupy.asarray(a), cupy.asarray(b)))
+    except Exception as err:
+        return Finding(FAIL, f"cuBLAS 호출이 실패했습니다 ({type(err).__name__}: {err}).",
+                       _gpu_requirements_fix(state.get("cupy_cuda_major")))
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    err = float(np.linalg.norm(c - ref) / np.linalg.norm(ref))
+    if err > 1e-3:
+        return Finding(FAIL, f"cuBLAS 결과의 상대 오차가 {err:.1e}입니다.", "nvidia-smi로 GPU 상태를 확인하세요")
+    return Finding(OK, f"{_library_path('cublas')}: 64×48×40 행렬 곱, 상대 오차 {err:.1e}")
+
+
+def check_compute_capability(state: dict) -> Finding:
+    major, minor = state["cc"]
+    if (major, minor) >= (8, 0):
+        return Finding(OK, f"{major}.{minor}: 모든 단계가 이 GPU의 명령으로 돕니다 (cp.async 포함)")
+    if major >= 6:
+        return Finding(WARN, f"{major}.{minor}: 8.0 미만이라 Level 5는 cp.async 대신 동기 복사 폴백(fallback)으로 컴파일됩니다.",
+                       "cp.async를 직접 보려면 compute capability 8.0 이상(Ampere 이후) GPU에서 실행하세요")
+    return Finding(WARN, f"{major}.{minor}: 강좌가 시험한 적 없는 오래된 GPU입니다.", "compute capability 7.0 이상 GPU를 권장합니다")
+
+
+def check_clocks(state: dict) -> Finding:
+    smi = _smi("clocks.sm,clocks.max.sm,temperature.gpu,clocks_event_reasons.active")
+    if smi is None:
+        return Finding(WARN, "nvidia-smi로 클럭을 읽지 못했습니다. FP32 최대 처리량은 CUDA가 알려 주는 최대 클럭으로 계산합니다.",
+                       "nvidia-smi가 PATH에 있는지 확인하세요")
+    sm, sm_max, temp, reasons = smi
+    detail = f"SM {sm} / 최대 {sm_max} MHz, {temp} °C"
+    try:
+        active = int(reasons, 16)
+    except ValueError:
+        active = 0
+    # 0x1 = GPU idle; anything else (power or thermal capping, application clocks) lowers measured speed.
+    if active & ~0x1:
+        return Finding(WARN, f"{detail}; 클럭 제한 사유 코드 {reasons}가 켜져 있어 측정이 느리게 나올 수 있습니다.",
+                       "nvidia-smi -q -d PERFORMANCE로 사유를 확인하세요 (클럭은 바꾸지 마세요)")
+    return Finding(OK, detail + " (쉬고 있을 때는 낮은 클럭이 정상입니다)")
+
+
+def check_memory(state: dict) -> Finding:
+    import cupy
+
+    free, total = cupy.cuda.runtime.memGetInfo()
+    detail = f"여유 {free / 2**30:,.1f} GiB / 전체 {total / 2**30:,.1f} GiB"
+    if free < MIN_FREE_BYTES:
+        return Finding(WARN, f"{detail}: 8192³ 측정에는 약 1 GiB가 필요합니다.",
+                       "다른 프로세스를 끝내세요 (nvidia-smi로 확인)")
+    return Finding(OK, detail)
+
+
+def check_course_kernel(state: dict) -> Finding:
+    from kernels.check import check
+
+    try:
+        r = check("sgemm_naive", 33, 65, 17, seed=1)
+    except Exception as err:
+        return Finding(FAIL, f"sgemm_naive를 실행하지 못했습니다 ({type(err).__name__}: {err}).",
+                       _gpu_requirements_fix(state.get("cupy_cuda_major")))
+    if not r.ok:
+        return Finding(FAIL, f"sgemm_naive 33×65×17의 상대 오차가 {r.rel_error:.1e}입니다.", "nvidia-smi로 GPU 상태를 확인하세요")
+    return Finding(OK, f"sgemm_naive 33×65×17을 cuBLAS와 비교: 상대 오차 {r.rel_error:.1e}")
+
+
+def check_tools(state: dict) -> Finding:
+    found = [t for t in ("ncu", "compute-sanitizer") if shutil.which(t)]
+    if len(found) == 2:
+        return Finding(OK, "ncu, compute-sanitizer")
+    missing = ", ".join(t for t in ("ncu", "compute-sanitizer") if t not in found)
+    return Finding(WARN, f"PATH에서 찾지 못한 도구: {missing}. 커널 실행과 측정에는 필요 없고, `make gpu-test`의 "
+                         "sanitizer 검사와 모듈 10의 프로파일링에만 씁니다.",
+                   "CUDA Toolkit을 설치하세요 (https://developer.nvidia.com/cuda-downloads), 또는 이 단계는 건너뛰세요")
+
+
+# (key, Korean name with the English term, check, keys of the checks it needs first)
+CHECKS = [
+    ("driver", "NVIDIA 드라이버 (driver)", check_driver, ()),
+    ("device", "GPU 장치 (device)", check_device, ("driver",)),
+    ("cupy", "CuPy", check_cupy, ()),
+    ("runtime", "CUDA 런타임 (runtime)", check_runtime, ("device", "cupy")),
+    ("nvrtc", "NVRTC (실행 중 컴파일, run-time compilation)", check_nvrtc, ("cupy",)),
+    ("cublas", "cuBLAS (기준 행렬 곱)", check_cublas, ("cupy",)),
+    ("cc", "compute capability", check_compute_capability, ("runtime",)),
+    ("clocks", "클럭 (clocks)", check_clocks, ("runtime",)),
+    ("memory", "GPU 메모리 (memory)", check_memory, ("runtime",)),
+    ("kernel", "강좌 커널 (course kernel)", check_course_kernel, ("runtime", "nvrtc", "cublas")),
+    ("tools", "프로파일·검사 도구 (tools)", check_tools, ()),
+]
+REQUIRED = {"driver", "device", "cupy", "runtime", "nvrtc", "cublas", "kernel"}
+
+
+def run_checks() -> list[tuple[str, Finding]]:
+    """Every check in order; one whose prerequisites did not pass is skipped, and none may crash the doctor."""
+    passed: set[str] = set()
+    state: dict = {"passed": passed}
+    results: list[tuple[str, Finding]] = []
+    for key, title, fn, needs in CHECKS:
+        blocked = [k for k in needs if k not in passed]
+        if blocked:
+            finding = Finding(SKIP, "앞의 점검(" + ", ".join(blocked) + ")이 통과하지 않아 건너뜁니다.")
+        else:
+            try:
+                finding = fn(state)
+            except Exception as err:
+                finding = Finding(FAIL, f"점검 중 예외: {type(err).__name__}: {err}")
+        finding.check = title
+        results.append((key, finding))
+        if finding.status in (OK, WARN):
+            passed.add(key)
+    return results
+
+
+def verdict(results: list[tuple[str, Finding]]) -> tuple[bool, str]:
+    failed = [f for k, f in results if k in REQUIRED and f.status not in (OK, WARN)]
+    if not failed:
+        return True, "이 머신에서 강좌의 커널을 실행하고 cuBLAS와 비교해 측정할 수 있습니다. `make lab`으로 시작하세요."
+    first = failed[0]
+    if first is results[0][1]:
+        return False, ("GPU로 실행할 수 없습니다: NVIDIA 드라이버가 없습니다. 이 컴퓨터에서는 사이트(`make book`)와 "
+                       "노트북이 기록된 결과를 보여 줍니다.")
+    return False, f"GPU로 실행할 수 없습니다: {first.check} 점검이 실패했습니다. 아래 해결 방법을 먼저 실행하세요."
+
+
+def report(results: list[tuple[str, Finding]]) -> str:
+    lines = ["GPU 환경 점검 (python -m kernels doctor)", ""]
+    for _, f in results:
+        lines.append(f"[{LABEL[f.status]}] {f.check}: {f.detail}")
+        if f.fix and f.status in (WARN, FAIL):
+            lines.append(f"       해결(fix): {f.fix}")
+    ok, summary = verdict(results)
+    lines += ["", "결론(verdict): " + summary]
+    return "\n".join(lines)
+
+
+def main(as_json: bool = False) -> int:
+    results = run_checks()
+    ok, summary = verdict(results)
+    if as_json:
+        print(json.dumps({"ok": ok, "summary": summary,
+                          "checks": [{"key": k, **asdict(f)} for k, f in results]}, ensure_ascii=False, indent=1))
+    else:
+        print(report(results))
+    return 0 if ok else 1

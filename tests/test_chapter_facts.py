@@ -1,0 +1,85 @@
+"""The chapters' numbers: every {eval} in the prose resolves, and each chapter's facts module imports, which
+runs its asserts on the directional sentences ("Level 4 is faster than Level 3") against book/data.
+
+These run in seconds, before any site build: a re-recording that contradicts a sentence fails here first.
+"""
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+CHAPTERS = sorted(p for p in (REPO / "book").glob("m*.md"))
+EVAL = re.compile(r"\{eval\}`([^`]+)`")
+CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```$", re.S | re.M)
+FIRST_CELL_MAX_LINES = 12
+
+
+def _code_cells(text: str) -> list[str]:
+    """Source of each code cell, without its option lines (':tags:' or a '---' YAML block)."""
+    cells = []
+    for body in CODE_CELL.findall(text):
+        lines = body.splitlines()
+        if lines and lines[0] == "---":
+            lines = lines[lines.index("---", 1) + 1:]
+        cells.append("\n".join(line for line in lines if not line.startswith(":")))
+    return cells
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)
+def test_every_eval_in_the_prose_resolves(chapter):
+    text = chapter.read_text(encoding="utf-8")
+    assert "{glue" not in text, "glue roles do not render in JupyterLab; use {eval}`f.NAME`"
+    expressions = EVAL.findall(text)
+    facts = importlib.import_module(f"course.facts.{chapter.stem.split('_')[0]}").f
+    assigned, set_in_chapter = set(), set()
+    for source in _code_cells(text):
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                assigned.add(node.id)
+            # A chapter that analyses SASS in its own cells sets those facts there, with the module's g().
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "g" and node.args \
+                    and isinstance(node.args[0], ast.Constant):
+                set_in_chapter.add(node.args[0].value)
+    for expr in expressions:
+        if expr.startswith("f."):
+            assert expr[2:] in facts or expr[2:] in set_in_chapter, \
+                f"{chapter.name}: {expr} is not a fact of {facts!r} nor set by the chapter's cells"
+        else:
+            assert expr in assigned, f"{chapter.name}: {{eval}}`{expr}` names nothing a code cell assigns"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)
+def test_the_chapter_opens_on_a_short_cell(chapter):
+    first = _code_cells(chapter.read_text(encoding="utf-8"))[0]
+    lines = [line for line in first.splitlines() if line.strip()]
+    assert len(lines) <= FIRST_CELL_MAX_LINES, f"{chapter.name}: first code cell has {len(lines)} lines"
+
+
+def test_every_facts_value_is_display_text():
+    from course.facts import Text
+
+    for chapter in CHAPTERS:
+        facts = importlib.import_module(f"course.facts.{chapter.stem.split('_')[0]}").f
+        for key in facts.keys():
+            value = facts[key]
+            assert isinstance(value, Text) and repr(value) == str(value), (chapter.name, key)
+            assert value.strip() == value and value, f"{chapter.name}: fact {key} is empty or padded: {value!r}"
+
+
+def test_facts_refuse_unformatted_floats_and_repeated_names():
+    from course.facts import Facts
+
+    f = Facts("test")
+    f.a = "1.0"
+    f.n = 3
+    with pytest.raises(TypeError):
+        f.x = 0.1 + 0.2
+    with pytest.raises(KeyError):
+        f.a = "again"
+    with pytest.raises(AttributeError, match="값\\(fact\\)"):
+        _ = f.missing

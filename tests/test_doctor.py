@@ -1,0 +1,89 @@
+"""`python -m kernels doctor`: a clear, correct answer with and without a GPU, and the right fix for what is missing."""
+from __future__ import annotations
+
+import builtins
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO, gpu_present
+from kernels import doctor
+
+
+def _run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "kernels", "doctor", *args], cwd=REPO, capture_output=True,
+                          text=True, timeout=300)
+
+
+@pytest.mark.skipif(gpu_present(), reason="this machine has a GPU")
+def test_without_a_gpu_the_doctor_says_so_and_what_still_works():
+    out = _run_cli("--json")
+    assert out.returncode == 1
+    report = json.loads(out.stdout)
+    checks = {c["key"]: c for c in report["checks"]}
+    assert not report["ok"]
+    assert checks["driver"]["status"] in ("fail",) and "드라이버" in checks["driver"]["detail"]
+    assert checks["driver"]["fix"], "a missing driver must come with what to do"
+    assert checks["kernel"]["status"] == "skip"
+    assert "기록된 결과" in report["summary"]
+    # The libraries CuPy would load are still checked without a GPU.
+    assert checks["cupy"]["status"] == "ok" and checks["nvrtc"]["status"] == "ok"
+
+    text = _run_cli()
+    assert text.returncode == 1
+    assert text.stdout.startswith("GPU 환경 점검") and "[문제] NVIDIA 드라이버 (driver)" in text.stdout
+    assert "결론(verdict): GPU로 실행할 수 없습니다" in text.stdout
+
+
+def test_missing_cublas_is_a_failure_with_the_install_command(monkeypatch):
+    real_import = builtins.__import__
+
+    def no_cublas(name, globals=None, locals=None, fromlist=(), level=0):
+        if name == "cupy_backends.cuda.libs" and fromlist and "cublas" in fromlist:
+            raise ImportError('Failure finding "libcublasLt.so.12"')
+        return real_import(name, globals, locals, fromlist, level)
+
+    monkeypatch.setattr(builtins, "__import__", no_cublas)
+    finding = doctor.check_cublas({"passed": {"cupy"}, "cupy_cuda_major": 12})
+    assert finding.status == doctor.FAIL
+    assert "cuBLAS" in finding.detail and "libcublasLt" in finding.detail
+    assert finding.fix.endswith("-m pip install -r requirements-gpu.txt")
+    cuda13 = doctor.check_cublas({"passed": {"cupy"}, "cupy_cuda_major": 13})
+    assert 'cuda-toolkit[cublas,nvrtc]==13.*' in cuda13.fix
+
+
+def test_a_driver_older_than_cupys_cuda_is_refused(monkeypatch):
+    state = {"driver_cuda": 11080, "passed": set()}
+    finding = doctor.check_cupy(state)
+    assert finding.status == doctor.FAIL and "11.8" in finding.detail and finding.fix
+
+
+def test_verdict_names_the_first_failing_requirement():
+    rows = [(k, doctor.Finding(doctor.OK, "", check=t)) for k, t, _, _ in doctor.CHECKS]
+    assert doctor.verdict(rows)[0]
+    rows[5] = ("cublas", doctor.Finding(doctor.FAIL, "x", "fix", check="cuBLAS (기준 행렬 곱)"))
+    ok, summary = doctor.verdict(rows)
+    assert not ok and "cuBLAS" in summary
+    rows[7] = ("clocks", doctor.Finding(doctor.WARN, "throttled", "f", check="클럭 (clocks)"))
+    rows[5] = ("cublas", doctor.Finding(doctor.OK, "", check="cuBLAS (기준 행렬 곱)"))
+    assert doctor.verdict(rows)[0], "a warning does not stop a GPU run"
+
+
+def test_a_crashing_check_becomes_a_failure_not_a_traceback(monkeypatch):
+    def boom(state):
+        raise ValueError("unexpected")
+
+    table = [("tools", "도구", boom, ())]
+    monkeypatch.setattr(doctor, "CHECKS", table)
+    (key, finding), = doctor.run_checks()
+    assert finding.status == doctor.FAIL and "ValueError" in finding.detail
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_every_required_check_passes():
+    out = _run_cli("--json")
+    report = json.loads(out.stdout)
+    assert out.returncode == 0, report
+    assert all(c["status"] in ("ok", "warn") for c in report["checks"] if c["key"] in doctor.REQUIRED)
