@@ -102,11 +102,17 @@ def _open_and_run(browser, lab_url: str, chapter: str):
     """Open book/<chapter>.md by double click, run all cells, wait until every cell has run."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="ko-KR")
     page = context.new_page()
+    page.console_log = []
+    page.on("console", lambda m: page.console_log.append(m.text))
     page.goto(f"{lab_url}/lab/workspaces/{chapter}/tree/book?reset")
     item = page.locator(f".jp-DirListing-item[title*='{chapter}.md']")
     item.wait_for(timeout=60_000)
     item.dblclick()
-    page.wait_for_selector(f"{PANEL} .jp-Notebook .jp-Cell", timeout=60_000)
+    try:
+        page.wait_for_selector(f"{PANEL} .jp-Notebook .jp-Cell", timeout=60_000)
+    except Exception:
+        page.screenshot(path=str(REPO / "_build" / "screenshots" / "lab" / f"{chapter}_did_not_open.png"))
+        raise AssertionError(f"{chapter} did not open as a notebook; console: {page.console_log[-15:]}")
     page.wait_for_function("document.querySelector('.jp-Notebook-ExecutionIndicator') !== null", timeout=60_000)
     time.sleep(2)   # let the kernel start
     page.get_by_role("menuitem", name="Run", exact=True).click()
