@@ -23,11 +23,13 @@ $(STAMP): requirements.txt pyproject.toml
 
 # Executed notebooks are cached by their code only; when the recorded data, the kernels or the
 # libraries the chapters call change, the cache is dropped so that no page shows stale results.
+# Sphinx's doctrees go too: it re-reads a page only when its source changed, so without this the
+# old outputs (e.g. a quiz from an edited bank) would be written again.
 CACHE_DEPS := $(wildcard book/data/*.json kernels/*.py kernels/*.cu kernels/*.cuh sims/*.py course/*.py course/banks/*.yaml)
 CACHE_STAMP := _build/.cache-inputs
 
 $(CACHE_STAMP): $(CACHE_DEPS)
-	rm -rf _build/.jupyter_cache
+	rm -rf _build/.jupyter_cache _build/.doctrees
 	mkdir -p _build
 	touch $@
 
