@@ -28,9 +28,11 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
-# Chapters execute while the site is built (execute_notebooks: inline), so every build shows the current data.
+# Chapters execute while the site is built (execute_notebooks: inline), and --all re-reads every page:
+# Sphinx would otherwise re-read only pages whose source changed, and a page whose data, bank or
+# kernel changed would keep its old numbers.
 book: $(STAMP)
-	COURSE_STATIC=1 $(VENV)/bin/jupyter-book build . --warningiserror --keep-going --quiet
+	COURSE_STATIC=1 $(VENV)/bin/jupyter-book build . --all --warningiserror --keep-going --quiet
 	@echo "site: $(SITE)/index.html"
 
 browser-deps:

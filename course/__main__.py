@@ -7,9 +7,12 @@ Commands
     validate     check the question banks against the schema / 문제 은행 검사
 
 Exit codes
-    0  done (grade: at least one submission was graded; bad files are reported, not fatal)
+    0  done (grade: every file was graded cleanly; validate: the banks are valid and balanced)
     1  grade: no submission could be graded (empty folder, or every file was skipped)
+       validate: the banks are valid, but the answer keys are unbalanced (position or length)
     2  usage or setup error: bad arguments, missing/invalid bank, invalid settings, missing folder
+    3  grade: graded, but some files were skipped or graded with a note; they are listed in the
+       problems CSV (default: <gradebook>_problems.csv beside the gradebook)
 """
 from __future__ import annotations
 
@@ -18,10 +21,11 @@ import sys
 from pathlib import Path
 
 from course import instructor
-from course.bank import BankError, available_modules, load_all_banks, load_bank
+from course.bank import BankError, available_modules, choice_balance, load_all_banks, load_bank
 from course.settings import SettingsError, load_settings
 
-EXIT_OK, EXIT_NOTHING_GRADED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_NOTHING_GRADED, EXIT_USAGE, EXIT_PROBLEMS = 0, 1, 2, 3
+EXIT_UNBALANCED = 1
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -29,8 +33,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m course",
         description="SGEMM 강좌 교수자 도구 / Instructor tools for the SGEMM course: "
                     "양식·정답지 내보내기, 제출 파일 채점 (export forms and keys, grade submissions).",
-        epilog="종료 코드 / exit codes: 0 성공 (success); 1 채점된 제출 없음 (nothing graded); "
-               "2 사용법·설정 오류 (usage or setup error).",
+        epilog="종료 코드 / exit codes: 0 성공 (success); 1 grade: 채점된 제출 없음 (nothing graded), "
+               "validate: 정답 위치·길이 치우침 (unbalanced keys); 2 사용법·설정 오류 (usage or setup error); "
+               "3 grade: 건너뛰거나 참고가 붙은 파일이 있음, problems CSV 참고 (some files skipped or noted).",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--banks", metavar="DIR",
                         help="문제 은행 폴더 / question bank folder (기본값 default: course/banks, 또는 SGEMM_COURSE_BANKS)")
@@ -52,12 +57,22 @@ def _parser() -> argparse.ArgumentParser:
 
     grade = sub.add_parser("grade", help="제출 파일 채점 / grade a folder of submissions",
                            description="폴더 안의 제출 파일(*.json)을 문제 은행으로 다시 채점해 성적부 CSV를 씁니다. "
-                                       "잘못된 파일은 보고하고 건너뜁니다. / Re-grade every submission (*.json) in a "
-                                       "folder from the bank and write a gradebook CSV; bad files are reported and skipped.")
+                                       "심볼릭 링크는 따라가지 않습니다. 건너뛴 파일, 수정된 파일, 참고가 붙은 파일은 "
+                                       "이유와 함께 problems CSV에 적습니다. CSV 칸은 스프레드시트가 수식으로 실행하지 "
+                                       "않도록 처리합니다. / Re-grade every submission (*.json) in a folder from the bank "
+                                       "and write a gradebook CSV. Symbolic links are never followed. Skipped, tampered "
+                                       "and noted files are listed with their reason in a problems CSV. Cells are "
+                                       "neutralised so that a spreadsheet never runs them as formulas.",
+                           epilog="종료 코드 / exit codes: 0 모두 깨끗하게 채점 (all graded cleanly); "
+                                  "1 채점된 제출 없음 (nothing graded); 2 사용법·설정 오류 (usage or setup error); "
+                                  "3 채점했지만 problems CSV에 적힌 파일이 있음 (graded, with problems listed).")
     grade.add_argument("--module", type=int, required=True, help="모듈 번호 / module number (4-10)")
     grade.add_argument("--submissions", required=True, metavar="DIR", help="제출 파일 폴더 / folder of submission files")
     grade.add_argument("--out", required=True, metavar="CSV", help="성적부 / gradebook CSV to write")
     grade.add_argument("--summary", metavar="CSV", help="문항별 난이도 요약 / per-question difficulty summary CSV")
+    grade.add_argument("--problems", metavar="CSV",
+                       help="건너뛴·참고 파일 목록 (기본값: 성적부 옆 <이름>_problems.csv) / "
+                            "list of skipped and noted files (default: <gradebook>_problems.csv beside it)")
     grade.add_argument("--manual-marks", metavar="CSV",
                        help="서술형 수동 채점 (student_id,question_id,mark 0-1) / manual marks for free answers")
     grade.add_argument("--pass-count", type=int, metavar="N",
@@ -65,8 +80,15 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--require-integrity", action="store_true",
                        help="무결성 값 없는 파일도 건너뜀 / also skip files without an integrity digest")
 
-    validate = sub.add_parser("validate", help="문제 은행 검사 / validate the question banks",
-                              description="문제 은행을 스키마(SCHEMA.md)로 검사합니다. / Validate banks against SCHEMA.md.")
+    validate = sub.add_parser(
+        "validate", help="문제 은행 검사 / validate the question banks",
+        description="문제 은행을 스키마(SCHEMA.md)로 검사하고, 은행별·전체의 정답 위치 분포와 정답이 유일하게 가장 긴 "
+                    "선택지인 비율을 보고합니다. 전체에서 한 위치가 하나 고르기 정답의 40%를 넘거나, 정답이 유일하게 "
+                    "가장 긴 문항이 35%를 넘으면 실패합니다. / Validate banks against SCHEMA.md and report, per bank "
+                    "and overall, where the keys sit and how often the key is the unique longest option; fail when "
+                    "one position holds over 40% of single-choice keys or the key is the unique longest in over 35%.",
+        epilog="종료 코드 / exit codes: 0 문제 없음 (ok); 1 정답 위치·길이 치우침 (unbalanced keys); "
+               "2 스키마 오류 (schema error).")
     validate.add_argument("--module", type=int, help="한 모듈만 / only this module")
     return parser
 
@@ -101,31 +123,53 @@ def _grade(args) -> int:
     report = instructor.grade_folder(bank, folder, pass_count, marks, args.require_integrity)
     graded_ids = {g.student_id for g in report.graded}
     mark_problems += [f"수동 채점 파일의 학번 {sid}에 해당하는 제출이 없습니다" for sid in sorted(set(marks) - graded_ids)]
+    report.problems += [instructor.Problem(str(args.manual_marks), "ignored", "manual_mark", problem)
+                        for problem in mark_problems]
     instructor.write_gradebook(report, args.out)
+    problems_csv = args.problems or instructor.problems_path_for(args.out)
+    instructor.write_problems(report.problems, problems_csv)
     if args.summary:
         instructor.write_difficulty(report, args.summary)
     for line in report.lines():
         print(line)
-    for problem in mark_problems:
-        print(f"  수동 채점 {problem}")
     rule = f"{pass_count}/{len(bank.ids)}" if pass_count is not None else "없음 (none)"
-    print(f"통과 기준 (pass rule): {rule}; 성적부 (gradebook): {args.out}"
+    print(f"통과 기준 (pass rule): {rule}; 성적부 (gradebook): {args.out}; "
+          f"문제 목록 (problems): {problems_csv} ({len(report.problems)}건)"
           + (f"; 요약 (summary): {args.summary}" if args.summary else ""))
-    return EXIT_OK if report.graded else EXIT_NOTHING_GRADED
+    if not report.graded:
+        return EXIT_NOTHING_GRADED
+    return EXIT_PROBLEMS if report.problems else EXIT_OK
 
 
 def _validate(args) -> int:
     if args.module is not None:
         bank = load_bank(args.module, args.banks)
-        print(f"모듈 {bank.module}: 문항 {len(bank.questions)}개, 문제 없음 (ok)")
+        print(f"모듈 {bank.module}: 문항 {len(bank.questions)}개, 스키마 문제 없음 (schema ok)")
+        print("\n".join(choice_balance(bank).lines()))
+        print("(정답 위치·길이 기준은 모든 은행을 합쳐 검사합니다: python -m course validate)")
         return EXIT_OK
     banks = load_all_banks(args.banks)
     missing = [m for m in range(4, 11) if m not in banks]
     for module, bank in sorted(banks.items()):
-        print(f"모듈 {module}: 문항 {len(bank.questions)}개, 문제 없음 (ok)")
+        print(f"모듈 {module}: 문항 {len(bank.questions)}개, 스키마 문제 없음 (schema ok)")
     if missing:
         print("아직 없는 문제 은행 (missing banks): " + ", ".join(f"m{m:02d}.yaml" for m in missing))
-    return EXIT_OK if banks or available_modules(args.banks) else EXIT_USAGE
+    if not banks:
+        return EXIT_OK if available_modules(args.banks) else EXIT_USAGE
+    print("\n정답 위치와 길이 (answer-key balance; 위치 a, b, c…는 은행 파일의 순서):")
+    overall = None
+    for module, bank in sorted(banks.items()):
+        balance = choice_balance(bank)
+        print("\n".join(balance.lines()))
+        overall = balance if overall is None else overall.merged(balance, "전체")
+    overall.label = "전체 (overall)"
+    print("\n".join(overall.lines()))
+    problems = overall.problems()
+    for problem in problems:
+        print(f"치우침 (unbalanced): {problem}", file=sys.stderr)
+    if not problems:
+        print("정답 위치·길이 기준 통과 (balance ok)")
+    return EXIT_UNBALANCED if problems else EXIT_OK
 
 
 COMMANDS = {"export-form": _export_form, "export-key": _export_key, "grade": _grade, "validate": _validate}

@@ -17,7 +17,8 @@ import json
 import math
 import os
 import re
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -27,6 +28,7 @@ __all__ = [
     "QUESTION_TYPES",
     "Bank",
     "BankError",
+    "ChoiceBalance",
     "Blank",
     "Choice",
     "NumericAnswer",
@@ -36,6 +38,7 @@ __all__ = [
     "bank_path",
     "banks_dir",
     "blank_ids_in_code",
+    "choice_balance",
     "expected_question_count",
     "load_all_banks",
     "load_bank",
@@ -62,6 +65,10 @@ TYPE_FIELDS = {
     "free": {"model_answer", "rubric"},
 }
 TOP_FIELDS = {"module", "title", "checkpoint", "questions"}
+# A choice that points at the other choices ("all of the above") is a giveaway, not a distractor.
+GIVEAWAY_CHOICE = re.compile(
+    r"위의?\s*(보기\s*)?(것\s*)?(모두|전부)|(모두|전부)\s*(맞|옳|정답)|(정답|해당|답)\s*(이\s*)?없(음|다)"
+    r"|all of the above|none of the above", re.I)
 
 
 class BankError(ValueError):
@@ -297,6 +304,9 @@ def _check_choices(q, bad) -> None:
         ids.append(c.get("id"))
         if not _nonempty_str(c.get("text")):
             bad(f"choices[{i}].text", "비어 있지 않은 문자열이어야 합니다")
+        elif GIVEAWAY_CHOICE.search(c["text"]):
+            bad(f"choices[{i}].text", "\"모두 맞다\", \"정답 없음\"처럼 다른 선택지를 가리키는 선택지는 쓰지 않습니다 "
+                                      "(all/none of the above)")
         if not isinstance(c.get("correct"), bool):
             bad(f"choices[{i}].correct", "true 또는 false여야 합니다")
     if len(set(map(str, ids))) != len(ids):
@@ -482,3 +492,134 @@ def site_payload(bank: Bank) -> dict:
             item["rubric"] = list(q.rubric)
         questions.append(item)
     return {"module": bank.module, "title": bank.title, "bank_hash": bank.digest, "questions": questions}
+
+
+# --------------------------------------------------------------------------- answer-key balance
+
+MAX_KEY_POSITION_SHARE = 0.40    # no position may hold more than this share of single-choice keys
+MAX_KEY_LONGEST_SHARE = 0.35     # the key may be the unique longest option in at most this share
+MAX_MULTIPLE_POSITION_SHARE = 0.80  # no position may be a key in more than this share of multiple-choice items
+MIN_MULTIPLE_FOR_RULE = 5           # ... judged once there are this many (fewer cannot show a pattern)
+
+
+def choice_length(text: str) -> int:
+    """Visible length of a choice: characters without the backticks of `inline code`."""
+    return len(text.replace("`", "").strip())
+
+
+@dataclass
+class ChoiceBalance:
+    """Where the keys sit and how long they are, over some single/multiple-choice questions.
+
+    Positions are the order in the bank file (0 = first), which is also the order of a paper
+    form; the site and JupyterLab shuffle on top of it."""
+    label: str
+    single: int = 0
+    single_positions: Counter = field(default_factory=Counter)     # position -> single keys there
+    single_longest: int = 0                                       # key is the unique longest option
+    key_ranks: Counter = field(default_factory=Counter)           # 1 = key is (one of) the longest
+    key_length: int = 0                                           # summed, single-choice keys
+    distractor_length: int = 0                                    # summed, single-choice distractors
+    distractors: int = 0
+    multiple: int = 0
+    multiple_positions: Counter = field(default_factory=Counter)  # position -> multiple items keyed there
+    single_slots: int = 0                                         # most options of any single question
+    multiple_slots: int = 0                                       # most options of any multiple question
+
+    def add(self, q: Question) -> None:
+        if q.type not in ("single", "multiple"):
+            return
+        keys = [i for i, c in enumerate(q.choices) if c.correct]
+        if q.type == "multiple":
+            self.multiple_slots = max(self.multiple_slots, len(q.choices))
+            self.multiple += 1
+            self.multiple_positions.update(keys)
+            return
+        self.single_slots = max(self.single_slots, len(q.choices))
+        self.single += 1
+        self.single_positions.update(keys)
+        lengths = [choice_length(c.text) for c in q.choices]
+        top = max(lengths)
+        if lengths.count(top) == 1 and lengths.index(top) in keys:
+            self.single_longest += 1
+        ranked = sorted(lengths, reverse=True)
+        self.key_ranks.update(ranked.index(lengths[i]) + 1 for i in keys)
+        self.key_length += sum(lengths[i] for i in keys)
+        self.distractor_length += sum(n for i, n in enumerate(lengths) if i not in keys)
+        self.distractors += len(q.choices) - len(keys)
+
+    def merged(self, other: "ChoiceBalance", label: str) -> "ChoiceBalance":
+        out = ChoiceBalance(label)
+        for part in (self, other):
+            out.single += part.single
+            out.single_positions.update(part.single_positions)
+            out.single_longest += part.single_longest
+            out.key_ranks.update(part.key_ranks)
+            out.key_length += part.key_length
+            out.distractor_length += part.distractor_length
+            out.distractors += part.distractors
+            out.multiple += part.multiple
+            out.multiple_positions.update(part.multiple_positions)
+            out.single_slots = max(out.single_slots, part.single_slots)
+            out.multiple_slots = max(out.multiple_slots, part.multiple_slots)
+        return out
+
+    @property
+    def top_position_share(self) -> float:
+        return max(self.single_positions.values(), default=0) / self.single if self.single else 0.0
+
+    @property
+    def longest_share(self) -> float:
+        return self.single_longest / self.single if self.single else 0.0
+
+    @property
+    def top_multiple_share(self) -> float:
+        return max(self.multiple_positions.values(), default=0) / self.multiple if self.multiple else 0.0
+
+    @property
+    def length_ratio(self) -> float:
+        """Mean key length over mean distractor length (single choice); 1.0 is balanced."""
+        if not self.single or not self.distractors or not self.distractor_length:
+            return 0.0
+        return (self.key_length / self.single) / (self.distractor_length / self.distractors)
+
+    def problems(self) -> list[str]:
+        """Korean lines for every threshold this set of questions breaks."""
+        out = []
+        if self.single and self.top_position_share > MAX_KEY_POSITION_SHARE:
+            position, count = self.single_positions.most_common(1)[0]
+            out.append(f"{self.label}: 하나 고르기 정답의 {count}/{self.single}({self.top_position_share:.0%})이 "
+                       f"{_position_name(position)} 자리에 있습니다 (한도 {MAX_KEY_POSITION_SHARE:.0%})")
+        if self.single and self.longest_share > MAX_KEY_LONGEST_SHARE:
+            out.append(f"{self.label}: 정답이 유일하게 가장 긴 선택지인 문항이 {self.single_longest}/{self.single}"
+                       f"({self.longest_share:.0%})입니다 (한도 {MAX_KEY_LONGEST_SHARE:.0%})")
+        if self.multiple >= MIN_MULTIPLE_FOR_RULE and self.top_multiple_share > MAX_MULTIPLE_POSITION_SHARE:
+            position, count = self.multiple_positions.most_common(1)[0]
+            out.append(f"{self.label}: 모두 고르기 {self.multiple}문항 중 {count}문항에서 {_position_name(position)} "
+                       f"자리가 정답입니다 (한도 {MAX_MULTIPLE_POSITION_SHARE:.0%})")
+        return out
+
+    def lines(self) -> list[str]:
+        """A short Korean report (positions a, b, c, ... are the order in the bank file)."""
+        single = ", ".join(f"{_position_name(i)} {self.single_positions.get(i, 0)}" for i in range(self.single_slots))
+        multiple = ", ".join(f"{_position_name(i)} {self.multiple_positions.get(i, 0)}"
+                             for i in range(self.multiple_slots))
+        out = [f"{self.label}: 하나 고르기 {self.single}문항 — 정답 위치 {single or '-'}"
+               + (f" (최대 {self.top_position_share:.0%})" if self.single else "")]
+        if self.single:
+            ranks = ", ".join(f"{r}위 {self.key_ranks.get(r, 0)}" for r in range(1, self.single_slots + 1))
+            out.append(f"    정답이 유일하게 가장 긴 선택지: {self.single_longest}/{self.single} ({self.longest_share:.0%}); "
+                       f"정답 길이 ÷ 오답 길이(평균) = {self.length_ratio:.2f}; 정답의 길이 순위(1위 = 가장 김) {ranks}")
+        out.append(f"    모두 고르기 {self.multiple}문항 — 위치별로 정답이 들어 있는 문항 수 {multiple or '-'}")
+        return out
+
+
+def _position_name(index: int) -> str:
+    return "abcdefghij"[index] if 0 <= index < 10 else str(index + 1)
+
+
+def choice_balance(bank: Bank) -> ChoiceBalance:
+    balance = ChoiceBalance(f"모듈 {bank.module}")
+    for q in bank.questions:
+        balance.add(q)
+    return balance

@@ -6,8 +6,11 @@ Files in that folder:
 
 ``progress.json``
     ``{"schema": "sgemm-course-progress", "schema_version": 1, "attempts": [...],
-    "best": {"6": {...}}, "student": {"id", "name"}, "updated_at": ...}``. ``best`` is
-    recomputed from ``attempts`` at every write, so only attempts are authoritative.
+    "best": {"6": {...}}, "student": {"id", "name"}, "learner": "<random id>", "updated_at": ...}``.
+    ``best`` is recomputed from ``attempts`` at every write, so only attempts are authoritative.
+    ``learner`` is an anonymous random id made once (``learner_id()``); with the attempt number
+    it seeds the order of the quiz choices (course.shuffle). An attempt may carry
+    ``attempt`` (its number for the module) and ``choice_order`` ({question id: [choice ids]}).
 ``progress.json.bak``
     the previous good file, written before every replacement.
 ``progress.json.corrupt-<time>``
@@ -152,6 +155,7 @@ class ProgressStore:
         self.lock_path = self.dir / "progress.lock"
         self.read_only = False
         self.notices: list[str] = []   # Korean messages about recovery or read-only mode
+        self._session_learner: str | None = None
 
     # ------------------------------------------------------------------ public API
     def load(self) -> dict:
@@ -181,6 +185,36 @@ class ProgressStore:
             state["student"] = {"id": str(student_id).strip(), "name": str(name).strip()}
         self._update(change)
 
+    def learner_id(self) -> str:
+        """The learner's anonymous id, made and stored on first use. When nothing can be stored
+        (read-only or unwritable progress) an id for this session only is returned."""
+        from course.shuffle import new_learner_id, valid_learner_id
+        try:
+            stored = self.load().get("learner")
+            if valid_learner_id(stored):
+                return stored
+            made = {}
+
+            def change(state):
+                if not valid_learner_id(state.get("learner")):
+                    state["learner"] = new_learner_id()
+                made["id"] = state["learner"]
+            self._update(change)
+            return made["id"]
+        except (OSError, ProgressReadOnlyError):
+            if self._session_learner is None:
+                self._session_learner = new_learner_id()
+            return self._session_learner
+
+    def next_attempt_number(self, module: int) -> int:
+        """1 + the highest attempt number stored for module (attempts without one count by position)."""
+        try:
+            attempts = self.attempts(module)
+        except OSError:
+            return 1
+        numbers = [a["attempt"] for a in attempts if _is_int(a.get("attempt"))]
+        return max([len(attempts)] + numbers) + 1
+
     def add_attempt(self, attempt: dict) -> dict:
         """Store a complete attempt record (see validate_attempt); returns it."""
         attempt = dict(attempt)
@@ -192,9 +226,13 @@ class ProgressStore:
 
     def record_attempt(self, module: int, answers: dict, result, self_assessment: dict | None = None,
                        started_at: str | None = None, submitted_at: str | None = None,
-                       client: str = "jupyterlab") -> dict:
-        """Store one graded attempt; ``result`` is a course.grading.QuizResult."""
+                       client: str = "jupyterlab", presentation: dict | None = None) -> dict:
+        """Store one graded attempt; ``result`` is a course.grading.QuizResult; ``presentation``
+        ({"learner", "attempt", "choice_order"}) records the choice order shown."""
         from course.submission import utc_now_iso
+        extra = {}
+        if presentation:
+            extra = {"attempt": presentation.get("attempt"), "choice_order": presentation.get("choice_order")}
         return self.add_attempt({
             "id": uuid.uuid4().hex,
             "module": int(module),
@@ -208,6 +246,7 @@ class ProgressStore:
             "max_score": result.max_score,
             "correct_count": result.correct_count,
             "passed": result.passed,
+            **extra,
         })
 
     # ------------------------------------------------------------------ internals

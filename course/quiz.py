@@ -15,13 +15,13 @@ from __future__ import annotations
 import html
 import json
 import os
-import random
 import re
 from pathlib import Path
 
 from course import grading
 from course.bank import BLANK_PATTERN, Bank, load_bank, site_payload
 from course.settings import CourseSettings, load_settings
+from course.shuffle import shuffled_ids
 
 __all__ = ["LabQuiz", "StaticQuiz", "quiz_html", "rich_text_html", "script_json", "show"]
 
@@ -62,10 +62,8 @@ class StaticQuiz:
 
 
 def _static_mode() -> bool:
-    try:
-        from course.page import static_mode
-    except ImportError:
-        return os.environ.get("COURSE_STATIC") == "1"
+    from course.page import static_mode
+
     return static_mode()
 
 
@@ -123,6 +121,11 @@ def rich_text_html(text: str) -> str:
 
 # ---------------------------------------------------------------------------- JupyterLab quiz
 
+def _choice_label(choice) -> str:
+    """A choice as the learner sees it: its id, then its text ("(b) 32개, 4 B")."""
+    return f"({choice.id}) {choice.text}"
+
+
 STATUS_TEXT = {"correct": "정답", "partial": "부분 정답", "wrong": "오답", "unanswered": "답하지 않음",
                "invalid": "읽을 수 없는 답", "self": "자기 평가", "pending": "자기 평가 대기", "manual": "교수자 채점"}
 COLORS = {"correct": "#2e7d32", "self": "#2e7d32", "partial": "#f9a825", "pending": "#f9a825"}
@@ -133,11 +136,15 @@ class LabQuiz:
 
     Flow: answer → 제출 (submit: grade, show explanations) → self-assess free items
     (맞음/틀림) → the attempt is recorded in the progress file and the result shown →
-    다시 풀기 (retry, choices shuffled) or 제출 파일 저장 (save the submission file).
+    다시 풀기 (retry: the next attempt, in a new order) or 제출 파일 저장 (save the submission file).
+
+    Choices are shuffled from the first attempt, seeded by the learner's anonymous id (stored
+    with the progress) and the attempt number (course.shuffle, the same order the site would
+    show); each choice shows its id, "(b)", since explanations and the key name choices by id.
     """
 
     def __init__(self, bank: Bank, settings: CourseSettings | None = None, store=None,
-                 submissions_dir: str | os.PathLike = "submissions", rng: random.Random | None = None):
+                 submissions_dir: str | os.PathLike = "submissions"):
         import ipywidgets as widgets
         from course.progress import ProgressStore
         from course.submission import utc_now_iso
@@ -147,14 +154,21 @@ class LabQuiz:
         self.checkpoint = self.settings.checkpoint(bank.module)
         self.store = store if store is not None else ProgressStore()
         self.submissions_dir = Path(submissions_dir)
-        self.rng = rng or random.Random()
         self._now = utc_now_iso
+        self.learner = self.store.learner_id()
+        self.attempt = self.store.next_attempt_number(bank.module)
         self.box = widgets.VBox(layout=widgets.Layout(border="1px solid #ccc", padding="8px"))
-        self._render(shuffle=False)
+        self._render()
+
+    @property
+    def presentation(self) -> dict:
+        """The seed and the choice order shown in this attempt (stored and submitted with it)."""
+        return {"learner": self.learner, "attempt": self.attempt, "choice_order": dict(self.choice_order)}
 
     # -------------------------------------------------------------- building
-    def _render(self, shuffle: bool) -> None:
+    def _render(self) -> None:
         w = self.w
+        self.choice_order: dict = {}
         self.started_at = self._now()
         self.submitted_at = None
         self.answers: dict = {}
@@ -173,7 +187,7 @@ class LabQuiz:
         children = [w.HTML(f"<b>퀴즈(quiz): {html.escape(self.bank.title)}</b>{rule}")]
         children += [w.HTML(f"<p>주의: {html.escape(n)}</p>") for n in self._notices()]
         for number, q in enumerate(self.bank.questions, 1):
-            children.append(self._question_box(number, q, shuffle))
+            children.append(self._question_box(number, q))
         self.submit_button = w.Button(description="제출하고 채점하기", button_style="primary")
         self.retry_button = w.Button(description="다시 풀기", layout=w.Layout(display="none"))
         self.submit_button.on_click(self.submit)
@@ -190,19 +204,19 @@ class LabQuiz:
                      w.HBox([self.student_id, self.student_name, self.save_button]), self.save_status]
         self.box.children = children
 
-    def _question_box(self, number: int, q, shuffle: bool):
+    def _question_box(self, number: int, q):
         w = self.w
         meta = f"<p style='color:#666;font-size:0.85em'>{number}. {q.id} · 블룸 수준(Bloom): {html.escape(q.bloom)} · {html.escape(q.section)}</p>"
         parts = [w.HTML(meta + rich_text_html(q.prompt))]
         if q.type == "single":
-            choices = self._ordered(q.choices, shuffle)
-            widget = w.RadioButtons(options=[(c.text, c.id) for c in choices], value=None,
+            choices = self._ordered(q)
+            widget = w.RadioButtons(options=[(_choice_label(c), c.id) for c in choices], value=None,
                                     layout=w.Layout(width="auto"))
             self.inputs[q.id] = widget
             parts.append(widget)
         elif q.type == "multiple":
-            boxes = {c.id: w.Checkbox(description=c.text, value=False, indent=False,
-                                      layout=w.Layout(width="auto")) for c in self._ordered(q.choices, shuffle)}
+            boxes = {c.id: w.Checkbox(description=_choice_label(c), value=False, indent=False,
+                                      layout=w.Layout(width="auto")) for c in self._ordered(q)}
             self.inputs[q.id] = boxes
             parts.append(w.VBox(list(boxes.values())))
         elif q.type == "numeric":
@@ -229,11 +243,12 @@ class LabQuiz:
             parts.append(toggle)
         return w.VBox(parts, layout=w.Layout(margin="0 0 12px 0"))
 
-    def _ordered(self, choices, shuffle: bool) -> list:
-        choices = list(choices)
-        if shuffle:
-            self.rng.shuffle(choices)
-        return choices
+    def _ordered(self, q) -> list:
+        """q's choices in this learner's order for this attempt (recorded in choice_order)."""
+        by_id = {c.id: c for c in q.choices}
+        order = shuffled_ids(list(by_id), self.learner, self.attempt, q.id)
+        self.choice_order[q.id] = order
+        return [by_id[cid] for cid in order]
 
     def _notices(self) -> list:
         try:
@@ -306,7 +321,9 @@ class LabQuiz:
         self._regrade()
 
     def retry(self, _button=None) -> None:
-        self._render(shuffle=True)
+        """The next attempt: a new number (so a new order) even when the last one was not recorded."""
+        self.attempt = max(self.attempt + 1, self.store.next_attempt_number(self.bank.module))
+        self._render()
 
     def save_submission(self, _button=None) -> Path | None:
         from course.submission import build_submission, submission_filename
@@ -319,7 +336,8 @@ class LabQuiz:
         except Exception:  # a read-only or unwritable progress file must not block the submission
             pass
         doc = build_submission(self.bank, student, self.answers, self.self_assessment,
-                               self.started_at, self.submitted_at, client="jupyterlab")
+                               self.started_at, self.submitted_at, client="jupyterlab",
+                               presentation=self.presentation)
         self.submissions_dir.mkdir(parents=True, exist_ok=True)
         path = self.submissions_dir / submission_filename(self.bank.module, student["id"], doc["submitted_at"])
         path.write_text(json.dumps(doc, ensure_ascii=False, indent=1), encoding="utf-8")
@@ -351,7 +369,8 @@ class LabQuiz:
         self.recorded = True
         try:
             self.store.record_attempt(self.bank.module, self.answers, self.result, self.self_assessment,
-                                      self.started_at, self.submitted_at, client="jupyterlab")
+                                      self.started_at, self.submitted_at, client="jupyterlab",
+                                      presentation=self.presentation)
             self.record_message = ""
         except Exception as exc:  # read-only (newer file) or unwritable folder: say so, keep going
             self.record_message = f"시도 기록을 저장하지 못했습니다: {exc}"
@@ -365,7 +384,7 @@ class LabQuiz:
             head += f" — {html.escape(r.message)}"
         body = [f"<p style='color:{color};font-weight:600'>{head}</p>"]
         if q.type in ("single", "multiple"):
-            right = " / ".join(html.escape(c.text) for c in q.choices if c.correct)
+            right = " / ".join(html.escape(_choice_label(c)) for c in q.choices if c.correct)
             body.append(f"<p>정답: {right}</p>")
         elif q.type == "numeric":
             tol = f" (허용 오차 ±{q.answer.tolerance:g})" if q.answer.tolerance > 0 else ""

@@ -12,7 +12,9 @@ import shutil
 from pathlib import Path
 
 STATIC_SRC = Path(__file__).resolve().parent / "static"
-PLOTLY_BUNDLE = "plotly-cartesian-3.4.0.min.js"
+# plotly.js core + the trace types the figures draw (scatter, bar, heatmap); built by
+# tools/build_plotly_bundle.sh, license in book/_static/plotly-LICENSE.txt.
+PLOTLY_BUNDLE = "plotly-course-3.4.0.min.js"
 
 DEFAULT_SETTINGS = {
     "gating_policy": "strict",

@@ -15,8 +15,14 @@ Format (JSON object, UTF-8)::
       "answers": {"m06-q01": "b", "m06-q02": ["a", "c"], "m06-q03": "8,192 B",
                   "m06-q04": {"b1": "row"}, "m06-q08": "..."},
       "self_assessment": {"m06-q08": true},
+      "presentation": {"learner": "3f9c0a7d5e21b684", "attempt": 2,
+                       "choice_order": {"m06-q01": ["c", "a", "d", "b"], ...}},
       "integrity": {"algorithm": "sha256", "digest": "<hex>"}   # or null when not computed
     }
+
+``presentation`` (optional; absent in hand-filled forms) records what the learner saw: the
+order of every choice question, by choice id, and the seed it came from (the learner's
+anonymous id and attempt number, see course.shuffle). Answers always name choices by id.
 
 Answer shapes: single → choice id; multiple → list of choice ids; numeric → the text
 typed (or a number); code → {blank id: text}; free → text.
@@ -92,7 +98,7 @@ def parse_time(text) -> datetime | None:
 
 def build_submission(bank, student: dict, answers: dict, self_assessment: dict | None = None,
                      started_at: str | None = None, submitted_at: str | None = None,
-                     client: str = "jupyterlab") -> dict:
+                     client: str = "jupyterlab", presentation: dict | None = None) -> dict:
     """A complete submission document, integrity included."""
     doc = {
         "format": FORMAT,
@@ -106,6 +112,8 @@ def build_submission(bank, student: dict, answers: dict, self_assessment: dict |
         "answers": {qid: answers[qid] for qid in bank.ids if qid in answers},
         "self_assessment": {qid: bool(v) for qid, v in (self_assessment or {}).items() if qid in bank.ids},
     }
+    if presentation is not None:
+        doc["presentation"] = presentation
     doc["integrity"] = {"algorithm": "sha256", "digest": integrity_digest(doc)}
     return doc
 
@@ -152,4 +160,18 @@ def check_submission(doc, bank) -> list[str]:
     assessment = doc.get("self_assessment", {})
     if not isinstance(assessment, dict) or not all(isinstance(v, bool) for v in assessment.values()):
         problems.append("self_assessment는 {문항 id: true/false} 객체여야 합니다")
+    if "presentation" in doc and not _valid_presentation(doc["presentation"]):
+        problems.append("presentation은 {learner: 문자열, attempt: 양의 정수, choice_order: {문항 id: [선택지 id]}} "
+                        "객체여야 합니다")
     return problems
+
+
+def _valid_presentation(value) -> bool:
+    if not isinstance(value, dict) or not isinstance(value.get("learner"), str):
+        return False
+    attempt = value.get("attempt")
+    if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 1:
+        return False
+    order = value.get("choice_order")
+    return isinstance(order, dict) and all(
+        isinstance(ids, list) and all(isinstance(i, str) for i in ids) for ids in order.values())

@@ -125,7 +125,9 @@ def screenshot_dir() -> Path:
     return d
 
 
-PLOTLY_BUNDLE = REPO / "book" / "_static" / "plotly-cartesian-3.4.0.min.js"
+from course.sphinx_ext import PLOTLY_BUNDLE as PLOTLY_BUNDLE_NAME  # noqa: E402
+
+PLOTLY_BUNDLE = REPO / "book" / "_static" / PLOTLY_BUNDLE_NAME
 
 
 @pytest.fixture

@@ -6,8 +6,9 @@ import pytest
 import yaml
 
 from course import bank as bank_mod
-from course.bank import (BankError, answer_key, expected_question_count, load_all_banks, load_bank,
-                         load_bank_file, site_payload, student_view, validate_bank_data)
+from course.bank import (MAX_KEY_LONGEST_SHARE, MAX_KEY_POSITION_SHARE, BankError, answer_key, choice_balance,
+                         choice_length, expected_question_count, load_all_banks, load_bank, load_bank_file,
+                         site_payload, student_view, validate_bank_data)
 from course.settings import load_settings
 
 FIXTURES = Path(__file__).parent / "fixtures" / "banks"
@@ -140,6 +141,12 @@ BROKEN = [
     ("module out of range", lambda d: d.update(module=11), ["module", "4에서 10"]),
     ("title missing", lambda d: d.pop("title"), ["title"]),
     ("unknown top-level key", lambda d: d.update(extra=1), ["extra"]),
+    ("all of the above", lambda d: question(d, "m06-q01")["choices"][3].update(text="위의 보기 모두"),
+     ["m06-q01", "choices[4].text", "all/none of the above"]),
+    ("none of the above", lambda d: question(d, "m06-q02")["choices"][2].update(text="정답 없음"),
+     ["m06-q02", "choices[3].text"]),
+    ("all of the above, English", lambda d: question(d, "m06-q06")["choices"][1].update(text="All of the above"),
+     ["m06-q06", "choices[2].text"]),
 ]
 
 
@@ -224,3 +231,75 @@ def test_real_banks_have_unique_ids_across_files():
     if not list(REAL_BANKS.glob("m*.yaml")):
         pytest.skip("no real bank exists yet")
     load_all_banks(REAL_BANKS)
+
+
+# ---------------------------------------------------------------- answer-key balance (python -m course validate)
+
+def single(qid, lengths, key):
+    """A single-choice question whose choice i has lengths[i] characters; key is the correct index."""
+    return {"id": qid, "type": "single", "choices": [
+        {"id": "abcdef"[i], "text": "가" * n, "correct": i == key} for i, n in enumerate(lengths)]}
+
+
+def balance_of(questions):
+    from course.bank import question_from_dict, ChoiceBalance
+    balance = ChoiceBalance("test")
+    for q in questions:
+        balance.add(question_from_dict(q))
+    return balance
+
+
+def test_balance_counts_positions_unique_longest_and_ranks():
+    balance = balance_of([single("m06-q01", [5, 9, 5, 5], 1),      # key is the unique longest
+                          single("m06-q02", [9, 9, 5, 5], 0),      # longest, but tied: not unique
+                          single("m06-q03", [5, 6, 7, 8], 0),      # shortest
+                          {"id": "m06-q04", "type": "multiple", "choices": [
+                              {"id": "a", "text": "x", "correct": False}, {"id": "b", "text": "y", "correct": True},
+                              {"id": "c", "text": "z", "correct": True}]}])
+    assert balance.single == 3 and dict(balance.single_positions) == {1: 1, 0: 2}
+    assert balance.single_longest == 1 and dict(balance.key_ranks) == {1: 2, 4: 1}
+    assert balance.multiple == 1 and dict(balance.multiple_positions) == {1: 1, 2: 1}
+    assert balance.top_position_share == pytest.approx(2 / 3)
+    lines = "\n".join(balance.lines())
+    assert "정답 위치 a 2, b 1, c 0, d 0" in lines and "1/3" in lines
+
+
+def test_balance_thresholds_fail_with_korean_messages():
+    keyed_first = [single(f"m06-q{i:02d}", [5, 5, 5, 5], 0) for i in range(1, 6)]
+    assert any("a 자리" in p and f"{MAX_KEY_POSITION_SHARE:.0%}" in p for p in balance_of(keyed_first).problems())
+    spread = [single(f"m06-q{i + 1:02d}", [5, 5, 5, 5], i % 4) for i in range(8)]   # 2 keys per position
+    for q in spread[:2]:
+        next(c for c in q["choices"] if c["correct"])["text"] += "더 긴 정답"
+    assert balance_of(spread).problems() == []                          # key the longest in 2/8 = 25%
+    next(c for c in spread[2]["choices"] if c["correct"])["text"] += "더 긴 정답"
+    problems = balance_of(spread).problems()                            # 3/8 = 37.5% > 35%
+    assert len(problems) == 1 and "가장 긴" in problems[0] and f"{MAX_KEY_LONGEST_SHARE:.0%}" in problems[0]
+
+
+def test_choice_length_ignores_code_backticks():
+    assert choice_length("`LDG.E` + `STS`") == len("LDG.E + STS")
+
+
+def test_real_banks_are_balanced_overall():
+    banks = load_all_banks(REAL_BANKS)
+    overall = None
+    for bank in banks.values():
+        balance = choice_balance(bank)
+        overall = balance if overall is None else overall.merged(balance, "전체")
+    assert overall.problems() == []
+    assert overall.top_position_share <= MAX_KEY_POSITION_SHARE
+    assert overall.longest_share <= MAX_KEY_LONGEST_SHARE
+    # the opposite tell: the key is not always short, nor always second longest
+    assert max(overall.key_ranks.values()) / overall.single <= 0.40
+    assert 0.8 <= overall.length_ratio <= 1.25
+
+
+def test_validate_reports_balance_and_fails_when_unbalanced(tmp_path, valid_data, capsys):
+    from course.__main__ import main
+    write_bank(tmp_path, valid_data)
+    assert main(["--banks", str(tmp_path), "validate"]) == 1          # the fixture: both keys the longest
+    captured = capsys.readouterr()
+    assert "정답 위치" in captured.out and "가장 긴 선택지" in captured.out
+    assert "치우침 (unbalanced)" in captured.err
+    assert main(["validate"]) == 0                                      # the real banks
+    assert "balance ok" in capsys.readouterr().out

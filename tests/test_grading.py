@@ -4,7 +4,6 @@ The case table tests/fixtures/grading_cases.json is shared with tests/test_quiz_
 which runs the same cases through quiz.js.
 """
 import json
-import random
 from pathlib import Path
 
 import pytest
@@ -156,8 +155,7 @@ def lab_quiz(tmp_path, monkeypatch):
     monkeypatch.delenv("COURSE_STATIC", raising=False)
     bank = load_bank(6, FIXTURES / "banks")
     store = ProgressStore(tmp_path / "data")
-    return LabQuiz(bank, settings_from_dict(DEFAULT_SETTINGS), store, submissions_dir=tmp_path / "subs",
-                   rng=random.Random(1))
+    return LabQuiz(bank, settings_from_dict(DEFAULT_SETTINGS), store, submissions_dir=tmp_path / "subs")
 
 
 def fill(quiz, answers):
@@ -222,3 +220,70 @@ def test_lab_quiz_survives_read_only_progress(lab_quiz):
     lab_quiz.set_self_assessment("m06-q08", True)
     assert "저장하지 못했습니다" in lab_quiz.result_html.value
     assert json.loads(lab_quiz.store.path.read_text())["schema_version"] == 99
+
+
+def shown_order(quiz, q):
+    widget = quiz.inputs[q.id]
+    return [value for _, value in widget.options] if q.type == "single" else list(widget)
+
+
+def test_lab_quiz_shuffles_from_the_first_attempt_by_seed(lab_quiz, tmp_path):
+    from course.shuffle import shuffled_ids, valid_learner_id
+    learner = lab_quiz.learner
+    assert valid_learner_id(learner) and lab_quiz.attempt == 1
+    assert json.loads(lab_quiz.store.path.read_text(encoding="utf-8"))["learner"] == learner   # stored once
+    choice_qs = [q for q in lab_quiz.bank.questions if q.type in ("single", "multiple")]
+    for q in choice_qs:
+        assert shown_order(lab_quiz, q) == shuffled_ids([c.id for c in q.choices], learner, 1, q.id)
+        assert lab_quiz.presentation["choice_order"][q.id] == shown_order(lab_quiz, q)
+    single = next(q for q in choice_qs if q.type == "single")
+    assert all(label.startswith(f"({cid}) ") for label, cid in lab_quiz.inputs[single.id].options)
+    lab_quiz.retry()
+    assert lab_quiz.attempt == 2
+    for q in choice_qs:
+        assert shown_order(lab_quiz, q) == shuffled_ids([c.id for c in q.choices], learner, 2, q.id)
+
+
+def test_lab_quiz_records_and_submits_the_order_shown(lab_quiz):
+    from course.submission import integrity_status
+    fill(lab_quiz, correct_answers(lab_quiz.bank))
+    lab_quiz.submit()
+    lab_quiz.set_self_assessment("m06-q08", True)
+    attempt = lab_quiz.store.attempts(6)[0]
+    assert attempt["attempt"] == 1 and attempt["choice_order"] == lab_quiz.presentation["choice_order"]
+    lab_quiz.student_id.value = "S9"
+    doc = json.loads(lab_quiz.save_submission().read_text(encoding="utf-8"))
+    assert doc["presentation"] == lab_quiz.presentation and integrity_status(doc) == "ok"
+    assert "(" + lab_quiz.bank.question("m06-q01").correct_choice_ids[0] + ")" in lab_quiz.feedback["m06-q01"].value
+    # the next quiz on this machine starts at attempt 2, with the same learner
+    from course.quiz import LabQuiz
+    again = LabQuiz(lab_quiz.bank, lab_quiz.settings, lab_quiz.store, submissions_dir=lab_quiz.submissions_dir)
+    assert (again.learner, again.attempt) == (lab_quiz.learner, 2)
+
+
+def test_two_learners_see_different_orders(tmp_path, monkeypatch):
+    pytest.importorskip("ipywidgets")
+    from course.quiz import LabQuiz
+    monkeypatch.delenv("COURSE_STATIC", raising=False)
+    bank = load_bank(6, FIXTURES / "banks")
+    settings = settings_from_dict(DEFAULT_SETTINGS)
+    first = LabQuiz(bank, settings, ProgressStore(tmp_path / "one"), submissions_dir=tmp_path / "s1")
+    second = LabQuiz(bank, settings, ProgressStore(tmp_path / "two"), submissions_dir=tmp_path / "s2")
+    assert first.learner != second.learner
+    # one learner id is made per progress folder and kept
+    assert ProgressStore(tmp_path / "one").learner_id() == first.learner
+    # different seeds: over a few learners, the orders are not all the same
+    orders = {tuple(LabQuiz(bank, settings, ProgressStore(tmp_path / f"l{n}"),
+                            submissions_dir=tmp_path / "s").presentation["choice_order"]["m06-q02"])
+              for n in range(8)}
+    assert len(orders) > 1
+
+
+def test_read_only_progress_still_shuffles_with_a_session_learner(tmp_path):
+    store = ProgressStore(tmp_path)
+    tmp_path.mkdir(exist_ok=True)
+    store.path.write_text(json.dumps({"schema": "sgemm-course-progress", "schema_version": 99, "attempts": []}),
+                          encoding="utf-8")
+    learner = store.learner_id()
+    assert learner == store.learner_id()            # stable for the session
+    assert "learner" not in json.loads(store.path.read_text(encoding="utf-8"))   # nothing written

@@ -1,6 +1,8 @@
-"""Instructor command line (python -m course): export, authoritative grading, bad input."""
+"""Instructor command line (python -m course): export, authoritative grading, bad input,
+CSV files that a spreadsheet opens safely, symbolic links never followed, the problems CSV."""
 import csv
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +11,8 @@ import pytest
 
 from course.__main__ import main
 from course.bank import load_bank
+from course.instructor import FORMULA_TRIGGERS, problems_path_for, safe_cell, write_safe_csv
+from course.shuffle import shuffled_ids
 from course.submission import build_submission, integrity_digest, integrity_status
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,7 +80,7 @@ def run_cli(*args):
 def test_grade_folder_end_to_end(submissions, tmp_path):
     out, summary = tmp_path / "gradebook.csv", tmp_path / "difficulty.csv"
     proc = run_cli("grade", "--module", 6, "--submissions", submissions, "--out", out, "--summary", summary)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 3, proc.stderr          # graded, with problems listed
     rows = read_csv(out)
     assert list(rows[0])[:8] == ["student_id", "student_name", "module", "score", "max_score", "correct_count",
                                  "passed", "attempt_time"]
@@ -99,7 +103,15 @@ def test_grade_folder_end_to_end(submissions, tmp_path):
         line = next((l for l in output.splitlines() if name in l), "")
         assert "건너뜀" in line and reason in line, (name, output)
     assert "b.json" in output and "integrity" in output
-    assert "채점(graded): 3개, 건너뜀(skipped): 8개" in output
+    assert "채점(graded): 3개, 건너뜀(skipped): 9개" in output      # the 8 bad files and notes.txt
+    problems = {r["file"]: r for r in read_csv(tmp_path / "gradebook_problems.csv")}
+    assert problems["tampered.json"]["kind"] == "tampered" and problems["tampered.json"]["outcome"] == "skipped"
+    assert problems["a_old.json"]["kind"] == "duplicate" and problems["a_old.json"]["student_id"] == "A1"
+    assert problems["notes.txt"]["kind"] == "not_json"
+    assert problems["nested/b.json"]["kind"] == "no_integrity" and problems["nested/b.json"]["outcome"] == "graded"
+    assert {problems[n]["kind"] for n in ("broken.json", "module7.json", "unknown_q.json", "no_student.json",
+                                          "form.json", "list.json")} == {"malformed"}
+    assert all(r["reason"] for r in problems.values())
     difficulty = {r["question_id"]: r for r in read_csv(summary)}
     assert difficulty["m06-q01"]["count"] == "3" and difficulty["m06-q01"]["fraction_correct"] == "0.3333"
     assert difficulty["m06-q02"]["mean_score"] == "0.5"
@@ -112,11 +124,13 @@ def test_manual_marks_settle_free_answers(submissions, tmp_path):
                      "A1,m06-q01,1,자동 채점 문항\nZZ,m06-q08,1,\nB2,m06-q08,7,\n", encoding="utf-8")
     out = tmp_path / "gradebook.csv"
     assert main(["--banks", str(FIXTURES), "grade", "--module", "6", "--submissions", str(submissions),
-                 "--out", str(out), "--manual-marks", str(marks)]) == 0
+                 "--out", str(out), "--manual-marks", str(marks)]) == 3
     by_id = {r["student_id"]: r for r in read_csv(out)}
     assert (by_id["A1"]["m06-q08"], by_id["A1"]["correct_count"], by_id["A1"]["score"]) == ("1", "8", "8")
     assert by_id["B2"]["m06-q08"] == "0.5"      # the later out-of-range 7 is reported, not applied
     assert by_id["C3"]["m06-q08"] == "0"        # C3 left it empty: unanswered, not pending
+    ignored = [r for r in read_csv(tmp_path / "gradebook_problems.csv") if r["kind"] == "manual_mark"]
+    assert len(ignored) == 3 and all(r["outcome"] == "ignored" for r in ignored)   # q01, ZZ, the 7
 
 
 def test_pending_free_item_can_hold_a_pass(tmp_path):
@@ -157,6 +171,8 @@ def test_help_for_each_command(command):
     proc = run_cli(command, "--help")
     assert proc.returncode == 0
     assert "/" in proc.stdout and any("\uac00" <= ch <= "\ud7a3" for ch in proc.stdout)   # Korean and English
+    if command in ("grade", "validate"):
+        assert "exit codes" in proc.stdout
 
 
 def test_export_form_has_no_answers_and_a_template(tmp_path):
@@ -182,9 +198,11 @@ def test_hand_filled_form_template_can_be_graded(tmp_path):
     folder.mkdir()
     write(folder, "h.json", template)
     out = tmp_path / "g.csv"
-    assert main(["--banks", str(FIXTURES), "grade", "--module", "6", "--submissions", str(folder), "--out", str(out)]) == 0
+    # graded, with a note (a hand-filled form has no integrity digest): exit code 3
+    assert main(["--banks", str(FIXTURES), "grade", "--module", "6", "--submissions", str(folder), "--out", str(out)]) == 3
     row = read_csv(out)[0]
     assert (row["student_id"], row["correct_count"], row["m06-q03"]) == ("H8", "2", "1")
+    assert [r["kind"] for r in read_csv(tmp_path / "g_problems.csv")] == ["no_integrity"]
 
 
 def test_export_key_json_and_markdown(tmp_path):
@@ -222,7 +240,7 @@ def test_odd_files_never_crash_the_grader(tmp_path):
     write(folder, "bad_self.json", submission("S1", {}, "2026-11-22T10:00:00.000Z", self_assessment={"m06-q08": "yes"}))
     out = tmp_path / "g.csv"
     proc = run_cli("grade", "--module", 6, "--submissions", folder, "--out", out)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 3, proc.stderr
     rows = read_csv(out)
     assert [r["student_id"] for r in rows] == ["O1"]
     assert rows[0]["score"] == "0" and rows[0]["m06-q08"] == "0"
@@ -239,3 +257,157 @@ def test_integrity_roundtrip():
     assert integrity_status(doc) == "mismatch"
     doc["integrity"] = None
     assert integrity_status(doc) == "absent"
+
+
+# ---------------------------------------------------------------- spreadsheet-safe CSV
+
+INJECTIONS = ['=HYPERLINK("http://x","y")', "=cmd|' /C calc'!A0", "+1+1", "-2+3", "@SUM(A1:A2)",
+              "\t=1+2", "\r=1+3", "  =1+4", "\uff1d1+5"]
+
+
+def spreadsheet_text_cells(path, numeric_columns=()):
+    """Every text cell of a CSV as a spreadsheet reads it (numeric columns are checked apart)."""
+    with open(path, newline="", encoding="utf-8-sig") as handle:
+        rows = list(csv.reader(handle))
+    header = rows[0]
+    return [(header[i], cell) for row in rows[1:] for i, cell in enumerate(row) if header[i] not in numeric_columns]
+
+
+def assert_no_cell_runs(cells):
+    for column, cell in cells:
+        assert cell[:1] not in FORMULA_TRIGGERS and cell.lstrip()[:1] not in FORMULA_TRIGGERS \
+            or cell.startswith("'"), (column, cell)
+        assert not cell or cell[0] not in FORMULA_TRIGGERS, (column, cell)
+
+
+def test_safe_cell_rules():
+    assert safe_cell('=HYPERLINK("http://x","y")') == '\'=HYPERLINK("http://x","y")'
+    for text in INJECTIONS:
+        assert safe_cell(text) == "'" + text, repr(text)
+    assert safe_cell(-3) == -3 and safe_cell(-0.5) == -0.5 and safe_cell(2.0) == 2
+    assert safe_cell(1 / 3) == 0.3333
+    assert safe_cell("-3") == "'-3"                    # text that looks like a number is still text
+    assert safe_cell("홍길동") == "홍길동" and safe_cell("A1") == "A1" and safe_cell(None) == ""
+    assert safe_cell(True) == "True" and safe_cell(float("nan")) == "nan"
+
+
+def test_write_safe_csv_quotes_text_and_keeps_numbers(tmp_path):
+    path = write_safe_csv(tmp_path / "x.csv", ["name", "score"], [["=1+1", -2.5], ["a;=b,\"c\"", 3]])
+    raw = path.read_text(encoding="utf-8-sig").splitlines()
+    assert raw == ['"name","score"', '"\'=1+1",-2.5', '"a;=b,""c""",3']
+    with open(path, newline="", encoding="utf-8-sig") as handle:
+        rows = list(csv.reader(handle))
+    assert rows[1] == ["'=1+1", "-2.5"] and rows[2] == ['a;=b,"c"', "3"]
+
+
+def test_formula_student_id_and_name_are_neutralised(tmp_path):
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    for n, (sid, name) in enumerate(zip(INJECTIONS, reversed(INJECTIONS))):
+        write(folder, f"evil{n}.json", submission(sid, ALL_RIGHT, "2026-11-22T10:00:00.000Z", name=name))
+    write(folder, "=evil_name.json", submission("G7", ALL_RIGHT, "2026-11-22T10:00:00.000Z", name="정상"))
+    write(folder, "-broken.json", "{")
+    out, summary = tmp_path / "gradebook.csv", tmp_path / "difficulty.csv"
+    proc = run_cli("grade", "--module", 6, "--submissions", folder, "--out", out, "--summary", summary)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    numeric = ("module", "score", "max_score", "correct_count", *BANK.ids)
+    cells = spreadsheet_text_cells(out, numeric)
+    ids = [cell for column, cell in cells if column == "student_id"]
+    # .strip() in the grader removes the leading tab, CR and spaces; every formula still starts with '
+    assert sorted(ids) == sorted(["G7"] + ["'" + sid.strip() for sid in INJECTIONS])
+    names = [cell for column, cell in cells if column == "student_name"]
+    assert "'=cmd|' /C calc'!A0" in names and '\'=HYPERLINK("http://x","y")' in names
+    assert_no_cell_runs(cells)
+    assert_no_cell_runs(spreadsheet_text_cells(summary, ("count", "fraction_correct", "mean_score", "pending")))
+    problems = spreadsheet_text_cells(tmp_path / "gradebook_problems.csv")
+    assert ("file", "'-broken.json") in problems
+    assert_no_cell_runs(problems)
+    with open(out, newline="", encoding="utf-8-sig") as handle:      # numbers stay numbers
+        for row in csv.DictReader(handle):
+            float(row["score"]), int(row["correct_count"]), int(row["module"])
+
+
+def test_manual_marks_accept_a_neutralised_student_id(tmp_path):
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    write(folder, "x.json", submission("=X1", ALL_RIGHT, "2026-11-22T10:00:00.000Z"))
+    marks = tmp_path / "marks.csv"
+    write_safe_csv(marks, ["student_id", "question_id", "mark"], [["=X1", "m06-q08", 1]])   # as copied from a gradebook
+    out = tmp_path / "g.csv"
+    assert main(["--banks", str(FIXTURES), "grade", "--module", "6", "--submissions", str(folder), "--out", str(out),
+                 "--manual-marks", str(marks)]) == 0
+    assert read_csv(out)[0]["m06-q08"] == "1"
+
+
+# ---------------------------------------------------------------- symbolic links and odd files
+
+def test_symbolic_links_are_never_followed(tmp_path):
+    folder, outside = tmp_path / "subs", tmp_path / "outside"
+    folder.mkdir()
+    outside.mkdir()
+    write(folder, "real.json", submission("R1", ALL_RIGHT, "2026-11-22T10:00:00.000Z"))
+    write(outside, "elsewhere.json", submission("L2", ALL_RIGHT, "2026-11-22T10:00:00.000Z"))
+    secret = outside / "secret.json"
+    secret.write_text('{"format": "secret"}', encoding="utf-8")
+    os.symlink("/etc/passwd", folder / "passwd.json")
+    os.symlink(secret, folder / "secret.json")
+    os.symlink(outside / "elsewhere.json", folder / "linked.json")
+    os.symlink(folder / "real.json", folder / "inside_link.json")          # even links that stay inside
+    os.symlink(outside, folder / "linked_dir")
+    os.symlink(tmp_path / "missing.json", folder / "dangling.json")
+    out = tmp_path / "g.csv"
+    proc = run_cli("grade", "--module", 6, "--submissions", folder, "--out", out)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert [r["student_id"] for r in read_csv(out)] == ["R1"]             # nothing reached through a link
+    problems = {r["file"]: r for r in read_csv(problems_path_for(out))}
+    for name in ("passwd.json", "secret.json", "linked.json", "inside_link.json", "linked_dir", "dangling.json"):
+        assert problems[name]["kind"] == "symlink" and problems[name]["outcome"] == "skipped", name
+        assert "심볼릭 링크" in problems[name]["reason"]
+    assert "root:" not in proc.stdout and "JSON" not in problems["passwd.json"]["reason"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_a_fifo_is_skipped_without_hanging(tmp_path):
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    os.mkfifo(folder / "pipe.json")
+    write(folder, "ok.json", submission("K1", ALL_RIGHT, "2026-11-22T10:00:00.000Z"))
+    out = tmp_path / "g.csv"
+    proc = run_cli("grade", "--module", 6, "--submissions", folder, "--out", out)
+    assert proc.returncode == 3
+    assert {r["file"]: r["kind"] for r in read_csv(problems_path_for(out))} == {"pipe.json": "not_regular_file"}
+
+
+def test_clean_folder_exits_zero_with_an_empty_problems_file(tmp_path):
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    write(folder, "a.json", submission("A1", ALL_RIGHT, "2026-11-22T10:00:00.000Z"))
+    out, problems = tmp_path / "g.csv", tmp_path / "elsewhere" / "p.csv"
+    proc = run_cli("grade", "--module", 6, "--submissions", folder, "--out", out, "--problems", problems)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert problems.read_text(encoding="utf-8-sig").splitlines() == ['"file","student_id","outcome","kind","reason"']
+    assert not problems_path_for(out).exists()
+
+
+def test_recorded_choice_order_is_checked_against_its_seed(tmp_path):
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    order = {q.id: shuffled_ids([c.id for c in q.choices], "abc123", 2, q.id)
+             for q in BANK.questions if q.choices}
+    good = build_submission(BANK, {"id": "P1", "name": ""}, ALL_RIGHT, {}, submitted_at="2026-11-22T10:00:00.000Z",
+                            presentation={"learner": "abc123", "attempt": 2, "choice_order": order})
+    write(folder, "good.json", good)
+    wrong = dict(order, **{"m06-q01": sorted(order["m06-q01"], reverse=order["m06-q01"] == sorted(order["m06-q01"]))})
+    bad = build_submission(BANK, {"id": "P2", "name": ""}, ALL_RIGHT, {}, submitted_at="2026-11-22T10:00:00.000Z",
+                           presentation={"learner": "abc123", "attempt": 2, "choice_order": wrong})
+    write(folder, "bad.json", bad)
+    broken = build_submission(BANK, {"id": "P3", "name": ""}, ALL_RIGHT, {}, submitted_at="2026-11-22T10:00:00.000Z",
+                              presentation={"learner": "abc123", "attempt": 0, "choice_order": "a,b"})
+    write(folder, "broken.json", broken)
+    out = tmp_path / "g.csv"
+    assert main(["--banks", str(FIXTURES), "grade", "--module", "6", "--submissions", str(folder), "--out", str(out)]) == 3
+    assert sorted(r["student_id"] for r in read_csv(out)) == ["P1", "P2"]
+    problems = {r["file"]: r for r in read_csv(problems_path_for(out))}
+    assert set(problems) == {"bad.json", "broken.json"}
+    assert problems["bad.json"]["kind"] == "order_mismatch" and "m06-q01" in problems["bad.json"]["reason"]
+    assert problems["broken.json"]["kind"] == "malformed" and "presentation" in problems["broken.json"]["reason"]

@@ -1,5 +1,6 @@
-"""JS/Python parity: quiz.js's grading, number parsing, canonical JSON and submission
-format against course.grading / course.submission, over tests/fixtures/grading_cases.json."""
+"""JS/Python parity: quiz.js's grading, number parsing, canonical JSON, submission format and
+seeded choice order against course.grading / course.submission / course.shuffle, over
+tests/fixtures/grading_cases.json."""
 import hashlib
 import json
 import shutil
@@ -11,6 +12,7 @@ import pytest
 from course import grading
 from course.bank import question_from_dict
 from course.grading import AnswerFormatError, grade_question, grade_quiz, parse_number
+from course.shuffle import Mulberry32, fnv1a32, shuffled_ids
 from course.submission import canonical_json, integrity_status, submission_filename
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,9 +77,38 @@ def test_js_submission_verifies_in_python(js):
     assert doc["format"] == "sgemm-course-submission" and doc["version"] == 1 and doc["client"] == "site"
     assert doc["student"] == {"id": "S1", "name": "홍길동"}
     assert integrity_status(doc) == "ok"
+    assert doc["presentation"]["choice_order"]["m06-q01"] == shuffled_ids(list("abcd"), "3f9c0a7d5e21b684", 2, "m06-q01")
     doc["answers"]["m06-q01"] = "c"
     assert integrity_status(doc) == "mismatch"
 
 
 def test_same_submission_filename(js):
     assert js["filename"] == submission_filename(6, "S 1/x", "2026-11-22T10:05:00.000Z")
+
+
+def test_same_seed_hash(js):
+    assert js["hashes"] == [fnv1a32(text) for text in CASES["hash_cases"]]
+    assert fnv1a32("abc") == 0x1A47E90B          # the published FNV-1a 32 test vector
+
+
+def test_same_generator_outputs(js):
+    for seed, got in zip(CASES["prng_seeds"], js["prng"]):
+        rng = Mulberry32(seed)
+        assert got == [rng.next_u32() for _ in range(4)], seed
+
+
+def test_same_choice_order_for_every_seed(js):
+    for case, got in zip(CASES["shuffle_cases"], js["shuffles"]):
+        assert got == shuffled_ids(case["ids"], case["learner"], case["attempt"], case["qid"]), case
+        assert sorted(got) == sorted(case["ids"])
+
+
+def test_orders_vary_with_learner_and_attempt():
+    """Not a fixed permutation: over many seeds every choice lands in every position."""
+    positions = {cid: set() for cid in "abcd"}
+    for n in range(200):
+        order = shuffled_ids(list("abcd"), f"learner{n}", 1 + n % 3, "m06-q01")
+        for position, cid in enumerate(order):
+            positions[cid].add(position)
+    assert all(p == {0, 1, 2, 3} for p in positions.values())
+    assert shuffled_ids(list("abcd"), "A", 1, "m06-q01") == shuffled_ids(list("abcd"), "A", 1, "m06-q01")

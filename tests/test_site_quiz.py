@@ -18,6 +18,7 @@ import pytest
 import course
 from course.bank import load_bank
 from course.settings import load_settings
+from course.shuffle import shuffled_ids
 
 pytestmark = pytest.mark.browser
 
@@ -86,6 +87,20 @@ def watch_quiz_errors(page):
     return errors
 
 
+def choice_orders(page, module):
+    """{question id: [choice ids in the order shown]} for the choice questions of module's quiz."""
+    return page.evaluate("""m => Object.fromEntries(
+        [...document.querySelectorAll(`.course-quiz[data-module="${m}"] [data-quiz-question]`)]
+        .filter(b => b.querySelector('input[data-quiz-choice]'))
+        .map(b => [b.getAttribute('data-quiz-question'),
+                   [...b.querySelectorAll('input[data-quiz-choice]')].map(i => i.getAttribute('data-quiz-choice'))]))""",
+                         module)
+
+
+def seeded_orders(bank, learner, attempt):
+    return {q.id: shuffled_ids([c.id for c in q.choices], learner, attempt, q.id) for q in bank.questions if q.choices}
+
+
 def gate_state(page):
     return page.locator("[data-course-gate-notice]").get_attribute("data-gate-state")
 
@@ -133,10 +148,13 @@ def test_checkpoint_gates_module_7_until_passed(page, site_url, tmp_path):
     other.goto(chapter_url(site_url, 7))
     assert gate_state(other) == "locked"
 
-    # 3. retry (choices shuffled) and pass
+    # 3. retry (the next attempt: a new seeded order) and pass
+    learner = quiz.get_attribute("data-quiz-learner")
+    assert quiz.get_attribute("data-quiz-attempt") == "1" and choice_orders(page, 6) == seeded_orders(bank, learner, 1)
     quiz.locator('button[data-quiz-action="retry"]').click()
     expect()(quiz).to_have_attribute("data-quiz-state", "ready")
     assert quiz.locator("input[data-quiz-choice]:checked").count() == 0
+    assert quiz.get_attribute("data-quiz-attempt") == "2" and choice_orders(page, 6) == seeded_orders(bank, learner, 2)
     take_quiz(page, bank, set(bank.ids))
     banner = quiz.locator("[data-quiz-banner]")
     expect()(banner).to_have_attribute("data-quiz-passed", "true")
@@ -155,6 +173,10 @@ def test_checkpoint_gates_module_7_until_passed(page, site_url, tmp_path):
     doc = json.loads(saved.read_text(encoding="utf-8"))
     assert doc["format"] == "sgemm-course-submission" and doc["student"]["id"] == "TEST-001"
     assert doc["integrity"] and doc["integrity"]["algorithm"] == "sha256"   # 127.0.0.1 is a secure context
+    assert doc["presentation"] == {"learner": learner, "attempt": 2, "choice_order": seeded_orders(bank, learner, 2)}
+    single = next(q for q in bank.questions if q.type == "single")
+    feedback = quiz.locator(f'[data-quiz-question="{single.id}"] [data-quiz-feedback]').inner_text()
+    assert f"({single.correct_choice_ids[0]})" in feedback                  # feedback names the choice by id
 
     # 5. module 7 opens, and stays open after a reload
     other.reload()
@@ -165,7 +187,7 @@ def test_checkpoint_gates_module_7_until_passed(page, site_url, tmp_path):
     page.reload()
     assert gate_state(page) == "open" and page.locator("[data-course-gated-hidden]").count() == 0
 
-    # 6. the instructor's authoritative grade agrees
+    # 6. the instructor's authoritative grade agrees (exit 0: no problem, the recorded order matches its seed)
     out = tmp_path / "gradebook.csv"
     proc = grade(folder, out)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -260,3 +282,39 @@ def test_gating_policies(page, site_url, policy, state, hidden):
     assert page.locator("#body-text").is_hidden() == hidden
     expect()(page.locator("article h1")).to_be_visible()
     assert quiz_errors == []
+
+
+def test_choices_are_shuffled_per_learner_from_the_first_attempt(page, site_url):
+    """Two learners see different orders on their first attempt, each reproducible from its seed."""
+    quiz_errors = watch_quiz_errors(page)
+    bank = load_bank(6)
+    url = chapter_url(site_url, 6)
+    bank_order = {q.id: [c.id for c in q.choices] for q in bank.questions if q.choices}
+    seen = {}
+    for learner in ("3f9c0a7d5e21b684", "a81d2c4400b9e7f3"):
+        page.goto(url)
+        page.evaluate("v => localStorage.setItem('sgemm-course-progress', v)", json.dumps(
+            {"schema": "sgemm-course-progress", "schema_version": 1, "attempts": [], "student": {}, "learner": learner}))
+        page.reload()
+        quiz = page.locator('.course-quiz[data-module="6"]')
+        assert (quiz.get_attribute("data-quiz-learner"), quiz.get_attribute("data-quiz-attempt")) == (learner, "1")
+        shown = choice_orders(page, 6)
+        assert shown == seeded_orders(bank, learner, 1)
+        assert shown != bank_order                                   # shuffled already on the first attempt
+        labels = quiz.locator(".course-quiz-choice-id").all_inner_texts()
+        assert labels and all(label.startswith("(") and label.endswith(")") for label in labels)
+        page.reload()
+        assert choice_orders(page, 6) == shown                       # the same seed, the same order
+        seen[learner] = shown
+    first, second = seen.values()
+    assert first != second
+    assert quiz_errors == []
+
+
+def test_a_new_learner_gets_an_id_once(page, site_url):
+    page.goto(chapter_url(site_url, 6))
+    learner = page.locator('.course-quiz[data-module="6"]').get_attribute("data-quiz-learner")
+    stored = json.loads(page.evaluate(f"localStorage.getItem('{STORAGE_KEY}')"))
+    assert stored["learner"] == learner and len(learner) == 16
+    page.reload()
+    assert page.locator('.course-quiz[data-module="6"]').get_attribute("data-quiz-learner") == learner

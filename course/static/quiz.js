@@ -11,8 +11,14 @@
  *   <div class="course-gate" data-module="7" data-requires="6"></div>
  *   window.COURSE_SETTINGS = course_settings from _config.yml (defined before this script)
  *
+ * Choice order: shuffled from the first attempt, seeded by the learner's anonymous id (made once,
+ * stored with the progress) and the attempt number, so any order can be reproduced
+ * (course/shuffle.py does the same in Python; tests/test_quiz_js.py compares). Every choice shows
+ * its id, "(b)", because explanations, feedback and the instructor's key name choices by id.
+ *
  * Stable data attributes this script creates (used by tests/test_site_quiz.py):
  *   .course-quiz[data-quiz-state]        "ready" | "submitted" (free items await self-assessment) | "final"
+ *   .course-quiz[data-quiz-learner][data-quiz-attempt]      the seed of the choice order shown
  *   [data-quiz-question="<qid>"][data-quiz-type="<type>"]   one question block
  *   input[data-quiz-choice="<choice id>"]                   radio (single) / checkbox (multiple)
  *   input[data-quiz-numeric]                                numeric answer
@@ -33,7 +39,9 @@
  *
  * localStorage:
  *   "sgemm-course-progress"            {"schema": "sgemm-course-progress", "schema_version": 1,
- *                                       "attempts": [...], "student": {"id", "name"}}
+ *                                       "attempts": [...], "student": {"id", "name"}, "learner": "<id>"}
+ *                                      an attempt also records "attempt" (its number) and
+ *                                      "choice_order" ({question id: [choice ids as shown]})
  *   "sgemm-course-progress.corrupt.<ISO time>"  an unreadable value, kept aside before starting fresh
  *   A value with a newer schema_version is read but never overwritten (read-only mode).
  */
@@ -288,8 +296,9 @@
     return subtle.digest("SHA-256", new TextEncoder().encode(text)).then(toHex, function () { return null; });
   }
 
-  /** Promise of the complete submission document (integrity null when it cannot be computed). */
-  function buildSubmission(bank, student, answers, selfAssessment, startedAt, submittedAt) {
+  /** Promise of the complete submission document (integrity null when it cannot be computed).
+   *  presentation ({learner, attempt, choice_order}) records the choice order shown; optional. */
+  function buildSubmission(bank, student, answers, selfAssessment, startedAt, submittedAt, presentation) {
     var doc = {
       format: SUBMISSION_FORMAT,
       version: SUBMISSION_VERSION,
@@ -302,6 +311,7 @@
       answers: answers,
       self_assessment: selfAssessment
     };
+    if (presentation) { doc.presentation = presentation; }
     return sha256Hex(canonicalJSON(doc)).then(function (digest) {
       doc.integrity = digest ? { algorithm: "sha256", digest: digest } : null;
       return doc;
@@ -314,13 +324,64 @@
     return "m" + (module < 10 ? "0" : "") + module + "_" + safe + "_" + stamp + ".json";
   }
 
+  // ------------------------------------------------------------------ seeded choice order (mirrors shuffle.py)
+  var LEARNER_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+  function utf8Bytes(text) {
+    if (typeof TextEncoder !== "undefined") { return new TextEncoder().encode(text); }
+    var binary = unescape(encodeURIComponent(text)), bytes = [];
+    for (var i = 0; i < binary.length; i++) { bytes.push(binary.charCodeAt(i)); }
+    return bytes;
+  }
+
+  /** 32-bit FNV-1a of text's UTF-8 bytes (unsigned). */
+  function fnv1a32(text) {
+    var bytes = utf8Bytes(String(text)), hash = 0x811c9dc5;
+    for (var i = 0; i < bytes.length; i++) { hash = Math.imul(hash ^ bytes[i], 0x01000193); }
+    return hash >>> 0;
+  }
+
+  /** mulberry32: a function returning the next unsigned 32-bit value. */
+  function mulberry32(seed) {
+    var state = seed >>> 0;
+    return function () {
+      state = (state + 0x6d2b79f5) >>> 0;
+      var t = state;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t = (t + Math.imul(t ^ (t >>> 7), t | 61)) ^ t;
+      return (t ^ (t >>> 14)) >>> 0;
+    };
+  }
+
+  function seedText(learner, attempt, qid) { return learner + ":" + attempt + ":" + qid; }
+
+  /** The choice ids of question qid in the order this learner sees them in this attempt. */
+  function shuffledIds(ids, learner, attempt, qid) {
+    var order = ids.map(String), next = mulberry32(fnv1a32(seedText(learner, attempt, qid)));
+    for (var i = order.length - 1; i > 0; i--) {
+      var j = next() % (i + 1);
+      var t = order[i]; order[i] = order[j]; order[j] = t;
+    }
+    return order;
+  }
+
+  function newLearnerId() {
+    var bytes = new Uint8Array(8);
+    if (root.crypto && root.crypto.getRandomValues) {
+      root.crypto.getRandomValues(bytes);
+    } else {
+      for (var i = 0; i < bytes.length; i++) { bytes[i] = Math.floor(Math.random() * 256); }
+    }
+    return toHex(bytes.buffer);
+  }
+
   // ------------------------------------------------------------------ progress in localStorage
   var STORAGE_KEY = "sgemm-course-progress";
   var CORRUPT_PREFIX = "sgemm-course-progress.corrupt.";
   var SCHEMA = "sgemm-course-progress";
   var SCHEMA_VERSION = 1;
 
-  var storage = { readOnly: false, available: true, notices: [], memory: null };
+  var storage = { readOnly: false, available: true, notices: [], memory: null, sessionLearner: null };
 
   function emptyState() {
     return { schema: SCHEMA, schema_version: SCHEMA_VERSION, attempts: [], student: {} };
@@ -424,6 +485,31 @@
     return Date.now().toString(16) + Math.random().toString(16).slice(2, 10);
   }
 
+  /** The learner's anonymous id: stored once with the progress; for this page only when the
+   *  progress cannot be written (read-only, no localStorage). */
+  function learnerId() {
+    var state = loadProgress();
+    if (typeof state.learner === "string" && LEARNER_ID_PATTERN.test(state.learner)) { return state.learner; }
+    if (!storage.sessionLearner) { storage.sessionLearner = newLearnerId(); }
+    var made = storage.sessionLearner;
+    if (storage.readOnly || !storage.available) { return made; }
+    var saved = updateProgress(function (s) {
+      if (!(typeof s.learner === "string" && LEARNER_ID_PATTERN.test(s.learner))) { s.learner = made; }
+    });
+    return saved.learner || made;
+  }
+
+  /** 1 + the highest attempt number stored for module (attempts without one count by position). */
+  function nextAttempt(module) {
+    var count = 0, highest = 0;
+    loadProgress().attempts.forEach(function (a) {
+      if (a.module !== module) { return; }
+      count += 1;
+      if (isInt(a.attempt) && a.attempt > highest) { highest = a.attempt; }
+    });
+    return Math.max(count, highest) + 1;
+  }
+
   function bestCorrectCount(state, module) {
     var best = null;
     state.attempts.forEach(function (a) {
@@ -522,15 +608,6 @@
     return container;
   }
 
-  function shuffled(list) {
-    var copy = list.slice();
-    for (var i = copy.length - 1; i > 0; i--) {
-      var j = Math.floor(Math.random() * (i + 1));
-      var t = copy[i]; copy[i] = copy[j]; copy[j] = t;
-    }
-    return copy;
-  }
-
   function formatScore(x) { return String(Math.round(x * 100) / 100); }
 
   var STATUS_TEXT = {
@@ -549,14 +626,25 @@
     this.bank = bank;
     this.module = bank.module;
     this.checkpoint = checkpointFor(bank.module, bank.checkpoint || null);
-    this.attemptNo = 0;
-    this.render(false);
+    this.learner = learnerId();
+    this.attemptNo = nextAttempt(this.module);
+    this.render();
   }
 
-  Quiz.prototype.render = function (shuffle) {
+  /** The next attempt: a new number (so a new order) even when the last one was not recorded. */
+  Quiz.prototype.retry = function () {
+    this.attemptNo = Math.max(this.attemptNo + 1, nextAttempt(this.module));
+    this.render();
+  };
+
+  Quiz.prototype.presentation = function () {
+    return { learner: this.learner, attempt: this.attemptNo, choice_order: this.choiceOrder };
+  };
+
+  Quiz.prototype.render = function () {
     var self = this, bank = this.bank;
-    this.attemptNo += 1;
     this.startedAt = new Date().toISOString();
+    this.choiceOrder = {};
     this.selfAssessment = {};
     this.result = null;
     this.recorded = false;
@@ -564,6 +652,8 @@
     var box = this.container;
     while (box.firstChild) { box.removeChild(box.firstChild); }
     box.setAttribute("data-quiz-state", "ready");
+    box.setAttribute("data-quiz-learner", this.learner);
+    box.setAttribute("data-quiz-attempt", String(this.attemptNo));
     box.id = box.id || ("course-quiz-" + bank.module);
 
     var header = el("div", { "class": "course-quiz-header" }, [
@@ -584,16 +674,16 @@
     var list = el("ol", { "class": "course-quiz-questions" });
     this.blocks = {};
     bank.questions.forEach(function (q) {
-      var block = self.renderQuestion(q, shuffle);
+      var block = self.renderQuestion(q);
       self.blocks[q.id] = block;
       list.appendChild(block);
     });
     box.appendChild(list);
 
     this.submitButton = el("button", { type: "button", "class": "course-quiz-button", "data-quiz-action": "submit", text: "제출하고 채점하기" });
-    this.retryButton = el("button", { type: "button", "class": "course-quiz-button", "data-quiz-action": "retry", hidden: true, text: "다시 풀기 (선택지 순서를 섞습니다)" });
+    this.retryButton = el("button", { type: "button", "class": "course-quiz-button", "data-quiz-action": "retry", hidden: true, text: "다시 풀기 (선택지 순서가 바뀝니다)" });
     this.submitButton.addEventListener("click", function () { self.submit(); });
-    this.retryButton.addEventListener("click", function () { self.render(true); self.container.scrollIntoView(); });
+    this.retryButton.addEventListener("click", function () { self.retry(); self.container.scrollIntoView(); });
     this.submitWarning = el("p", { "class": "course-quiz-input-error", "data-quiz-submit-warning": true, hidden: true });
     this.confirmedBlank = false;
     box.appendChild(el("div", { "class": "course-quiz-actions" }, [this.submitButton, this.retryButton, this.submitWarning]));
@@ -603,7 +693,7 @@
     box.appendChild(this.renderSubmissionForm());
   };
 
-  Quiz.prototype.renderQuestion = function (q, shuffle) {
+  Quiz.prototype.renderQuestion = function (q) {
     var name = "cq" + this.module + "-" + q.id + "-" + this.attemptNo;
     var block = el("li", { "class": "course-quiz-question", "data-quiz-question": q.id, "data-quiz-type": q.type });
     block.appendChild(el("p", { "class": "course-quiz-meta",
@@ -611,11 +701,15 @@
     block.appendChild(renderRichText(el("div", { "class": "course-quiz-prompt" }), q.prompt));
     var body = el("div", { "class": "course-quiz-body" });
     if (q.type === "single" || q.type === "multiple") {
-      var choices = shuffle ? shuffled(q.choices) : q.choices;
+      var byId = {};
+      q.choices.forEach(function (c) { byId[String(c.id)] = c; });
+      var order = shuffledIds(Object.keys(byId), this.learner, this.attemptNo, q.id);
+      this.choiceOrder[q.id] = order;
       var fieldset = el("fieldset", { "class": "course-quiz-choices" });
-      choices.forEach(function (c) {
-        var input = el("input", { type: q.type === "single" ? "radio" : "checkbox", name: name, value: String(c.id), "data-quiz-choice": String(c.id) });
-        fieldset.appendChild(appendInline(el("label", { "class": "course-quiz-choice", "data-quiz-choice-label": String(c.id) }, [input, " "]), c.text));
+      order.forEach(function (id) {
+        var input = el("input", { type: q.type === "single" ? "radio" : "checkbox", name: name, value: id, "data-quiz-choice": id });
+        fieldset.appendChild(appendInline(el("label", { "class": "course-quiz-choice", "data-quiz-choice-label": id }, [
+          input, " ", el("span", { "class": "course-quiz-choice-id", text: "(" + id + ")" }), " "]), byId[id].text));
       });
       body.appendChild(fieldset);
     } else if (q.type === "numeric") {
@@ -740,7 +834,7 @@
         if (label) { label.classList.add(c.correct ? "course-quiz-right" : "course-quiz-not"); }
       });
       var right = q.choices.filter(function (c) { return c.correct; });
-      box.appendChild(appendInline(el("p"), "정답: " + right.map(function (c) { return c.text; }).join(" / ")));
+      box.appendChild(appendInline(el("p"), "정답: " + right.map(function (c) { return "(" + c.id + ") " + c.text; }).join(" / ")));
     } else if (q.type === "numeric") {
       box.appendChild(el("p", { text: "정답: " + q.answer.value + (q.answer.unit ? " " + q.answer.unit : "") +
         (q.answer.tolerance > 0 ? " (허용 오차 ±" + q.answer.tolerance + ")" : "") }));
@@ -787,7 +881,8 @@
       state.attempts.push({
         id: newId(), module: module, time: self.submittedAt, started_at: self.startedAt, client: "site",
         answers: self.answers, self_assessment: self.selfAssessment, results: results,
-        score: r.score, max_score: r.maxScore, correct_count: r.correctCount, passed: r.passed
+        score: r.score, max_score: r.maxScore, correct_count: r.correctCount, passed: r.passed,
+        attempt: self.attemptNo, choice_order: self.choiceOrder
       });
     });
     this.recorded = true;
@@ -849,7 +944,8 @@
       return Promise.resolve(null);
     }
     updateProgress(function (state) { state.student = student; });
-    return buildSubmission(this.bank, student, this.answers, this.selfAssessment, this.startedAt, this.submittedAt)
+    return buildSubmission(this.bank, student, this.answers, this.selfAssessment, this.startedAt, this.submittedAt,
+                           this.presentation())
       .then(function (doc) {
         var name = submissionFilename(self.module, student.id, doc.submitted_at);
         var blob = new Blob([JSON.stringify(doc, null, 1)], { type: "application/json" });
@@ -988,6 +1084,9 @@
     canonicalJSON: canonicalJSON,
     sha256Hex: sha256Hex,
     buildSubmission: buildSubmission,
+    fnv1a32: fnv1a32,
+    mulberry32: mulberry32,
+    shuffledIds: shuffledIds,
     submissionFilename: submissionFilename,
     loadProgress: loadProgress,
     applyGates: applyGates,
