@@ -122,8 +122,12 @@ def rich_text_html(text: str) -> str:
 # ---------------------------------------------------------------------------- JupyterLab quiz
 
 def _choice_label(choice) -> str:
-    """A choice as the learner sees it: its id, then its text ("(b) 32개, 4 B")."""
-    return f"({choice.id}) {choice.text}"
+    """A choice as the learner sees it: its id, then its text ("(b) 32개, 4 B").
+
+    Radio buttons and checkboxes show plain text only, so `inline code` marks are dropped rather
+    than shown as raw backticks (the site's quiz draws them as code)."""
+    text = re.sub(r"`([^`]*)`", r"\1", choice.text)
+    return f"({choice.id}) {text}"
 
 
 STATUS_TEXT = {"correct": "정답", "partial": "부분 정답", "wrong": "오답", "unanswered": "답하지 않음",
