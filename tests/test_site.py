@@ -16,7 +16,7 @@ from course.sphinx_ext import PLOTLY_BUNDLE
 
 pytestmark = pytest.mark.browser
 
-PAGE_BUDGET_BYTES = 3 * 1024 * 1024      # every chapter page with everything it loads, uncompressed
+PAGE_BUDGET_BYTES = 3_000_000    # every chapter page with everything it loads, uncompressed (3 MB, not MiB)
 FIGURE_SPEC = re.compile(r'<script type="application/json" id="fig-[^"]+-spec">(.*?)</script>', re.S)
 
 
@@ -102,7 +102,7 @@ def test_korean_font_stack_and_text(page, site_url):
 
 def test_chapter_page_weight(browser, site_url, site_dir, screenshot_dir):
     """Every chapter page with everything it loads (HTML, scripts, styles, fonts, figures) stays within
-    3 MiB uncompressed; the transferred (gzip) size is recorded beside it in page_weight.txt.
+    3 MB uncompressed; the transferred (gzip) size is recorded beside it in page_weight.txt.
 
     Each page loads in a fresh browser context (an empty cache); a response's uncompressed size is
     the size of the file the site serves, so nothing depends on what the browser kept."""
@@ -135,7 +135,7 @@ def test_chapter_page_weight(browser, site_url, site_dir, screenshot_dir):
             over.append(report[-1])
         assert any(PLOTLY_BUNDLE in u for u in raw) and any(u.endswith(".html") for u in raw), report[-1]
     (screenshot_dir / "page_weight.txt").write_text("\n".join(report) + "\n", encoding="utf-8")
-    assert not over, "over the 3 MiB page budget:\n" + "\n".join(over)
+    assert not over, "over the 3 MB page budget:\n" + "\n".join(over)
 
 
 def test_search_works_without_the_index_on_every_page(page, site_url):
