@@ -13,6 +13,8 @@ import statistics
 from dataclasses import asdict, dataclass, field
 from typing import Iterable
 
+import numpy as np
+
 from kernels import check, compiler, launch, registry
 from kernels.device import info
 
@@ -47,6 +49,7 @@ class BenchRow:
     pct_cublas: float | None
     rel_error: float | None
     registers: int | None = None
+    staged: list = field(default_factory=list)   # operands the launcher staged (empty: direct launch)
     smem_static: int | None = None
     smem_dynamic: int | None = None
     local_bytes: int | None = None
@@ -80,10 +83,10 @@ def time_callable(fn, warmup: int, reps: int) -> Timing:
     return Timing.of(samples)
 
 
-def _row(name, spec, M, N, K, t: Timing, peak, cublas_ms, rel_error, res) -> BenchRow:
+def _row(name, spec, M, N, K, t: Timing, peak, cublas_ms, rel_error, res, staged=()) -> BenchRow:
     flops = registry.flops(M, N, K)
     gflops = flops / (t.median_ms * 1e6)
-    return BenchRow(
+    return BenchRow(staged=list(staged),
         kernel=name, level=spec.level if spec else None, variant=spec.variant if spec else "cuBLAS SGEMM (FP32)",
         M=M, N=N, K=K, median_ms=t.median_ms, min_ms=t.min_ms, max_ms=t.max_ms, reps=t.reps,
         gflops=gflops, gbs=registry.min_bytes(M, N, K) / (t.median_ms * 1e6),
@@ -137,16 +140,26 @@ def bench_size(names: Iterable[str], M: int, N: int, K: int, warmup: int = 3, re
     cublas_samples: list[float] = []
     for name in names:
         spec = registry.get(name)
-        kernel, grid, block, kargs, _ = launch.prepare(name, A, B, C)
+        prepared = launch.prepare(name, A, B, C)
+        kernel, grid, block, kargs, _ = prepared
         C.fill(cupy.nan)   # poison: every element must be written by this kernel
         kernel(grid, block, kargs)
         rel_error, _, non_finite = check.compare(C, ref)
         if non_finite:
             rel_error = float("nan")
+        # On the staged path `kernel` includes the copies into and out of the padded buffers:
+        # the time a caller of run() waits for.
         t_cublas, t = interleaved_timings(cublas, lambda: kernel(grid, block, kargs), warmup, reps)
         cublas_samples.append(t_cublas.median_ms)
         res = {k: v for k, v in compiler.resources(name).items() if k in RESOURCE_FIELDS}
-        rows.append(_row(name, spec, M, N, K, t, peak, t_cublas.median_ms, rel_error, res))
+        row = _row(name, spec, M, N, K, t, peak, t_cublas.median_ms, rel_error, res, prepared.staged)
+        if prepared.staged:   # the kernel alone on the padded buffers, to show what staging costs
+            _, t_kernel = interleaved_timings(
+                cublas, lambda: prepared.kernel(grid, block, prepared.args, shared_mem=prepared.plan.shared_mem),
+                warmup, reps)
+            row.extra.update(kernel_only_ms=t_kernel.median_ms, padded_N=prepared.plan.kernel_N,
+                             padded_K=prepared.plan.kernel_K)
+        rows.append(row)
         if progress is not None:
             progress.update(1)
     if cublas_samples:   # one cuBLAS row per size: the median of the medians measured beside each kernel
@@ -198,3 +211,41 @@ def format_table(rows: list[BenchRow | dict]) -> str:
         lines.append(f"{r['kernel']:<31} {shape:>16} {r['median_ms']:>10.3f} {r['gflops']:>10.0f} {r['gbs']:>8.0f} "
                      f"{pct_peak:>6} {pct_cublas:>8} {err:>9} {regs:>5}")
     return "\n".join(lines)
+
+
+def variant_rows(file: str, name: str, defines: dict, block: tuple, tile: tuple, dynamic_smem: int,
+                 sizes, reps: int = 20, warmup: int = 3, seed: int = 0) -> list[dict]:
+    """One compile-time variant of a kernel file (extra #defines), checked and timed against cuBLAS.
+
+    For each square size n: NaN-poisoned C, relative error against cuBLAS, then `reps` timings in
+    alternation with cuBLAS. `tile` is (rows, columns) of C per block, as in the registry.
+    """
+    import cupy
+
+    kernel = compiler.get_variant(file, name, defines, dynamic_smem)
+    rows = []
+    for n in sizes:
+        A, B = check.random_matrix(n, n, seed), check.random_matrix(n, n, seed + 1)
+        C = cupy.empty((n, n), dtype=cupy.float32)
+        C_ref = cupy.matmul(A, B)
+        grid = (-(-n // tile[1]), -(-n // tile[0]), 1)
+        args = (A, B, C, *(np.int32(v) for v in (n, n, n, n, n, n)), np.float32(1.0), np.float32(0.0))
+
+        def launch():
+            kernel(grid, (*block, 1), args, shared_mem=dynamic_smem)
+
+        C.fill(cupy.nan)
+        launch()
+        err, _, non_finite = check.compare(C, C_ref)
+        t_cublas, t = interleaved_timings(lambda: cupy.matmul(A, B, out=C_ref), launch, warmup, reps)
+        rows.append({
+            "kernel": name, "defines": dict(defines), "M": n, "N": n, "K": n,
+            "median_ms": t.median_ms, "min_ms": t.min_ms, "max_ms": t.max_ms, "reps": t.reps,
+            "gflops": registry.flops(n, n, n) / (t.median_ms * 1e6),
+            "cublas_ms": t_cublas.median_ms, "pct_cublas": 100 * t_cublas.median_ms / t.median_ms,
+            "rel_error": err if not non_finite else float("nan"),
+            "registers": int(kernel.num_regs), "smem_static": int(kernel.shared_size_bytes),
+            "smem_dynamic": dynamic_smem, "local_bytes": int(kernel.local_size_bytes),
+        })
+        del A, B, C, C_ref
+    return rows

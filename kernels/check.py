@@ -37,12 +37,21 @@ def _require_tf32_off() -> None:
         raise RuntimeError("CUPY_TF32=1이면 cuBLAS가 TF32로 계산합니다. FP32 비교를 위해 CUPY_TF32=0으로 실행하세요.")
 
 
-def random_matrix(rows: int, cols: int, seed: int, ld_pad: int = 0):
-    """Uniform(-1, 1) float32 values (never zeros); with ld_pad > 0 a view into a wider buffer."""
+def random_matrix(rows: int, cols: int, seed: int, ld_pad: int = 0, offset: int = 0, transposed: bool = False):
+    """Uniform(-1, 1) float32 values (never zeros), as a view of the requested layout.
+
+    ld_pad > 0: rows lie ld_pad floats apart beyond their width (leading dimension > columns);
+    offset > 0: the view starts `offset` floats into its buffer (offset 1: only 4-byte aligned);
+    transposed: the transpose of a row-major cols x rows array (column-major, not row-major).
+    """
     import cupy
 
     rng = cupy.random.default_rng(seed)
-    full = rng.uniform(-1.0, 1.0, size=(rows, cols + ld_pad), dtype=cupy.float32)
+    if transposed:
+        return random_matrix(cols, rows, seed, ld_pad, offset).T
+    width = cols + ld_pad
+    flat = rng.uniform(-1.0, 1.0, size=rows * width + offset, dtype=cupy.float32)
+    full = flat[offset:].reshape(rows, width)
     return full[:, :cols] if ld_pad else full
 
 
@@ -72,24 +81,21 @@ def compare(C, ref) -> tuple[float, float, int]:
 
 
 def check(name: str, M: int, N: int, K: int, alpha: float = 1.0, beta: float = 0.0,
-          seed: int = 0, ld_pad: int = 0) -> CheckResult:
+          seed: int = 0, ld_pad: int = 0, offset: int = 0, transposed: bool = False) -> CheckResult:
     """Run one kernel on fresh random inputs and compare with cuBLAS.
 
     With beta == 0, C is filled with NaN first: BLAS says C is not read then, so any NaN left in
     the result is an element the kernel never wrote (or a read it should not have made).
+    ld_pad, offset and transposed choose the layout of A, B and C (see random_matrix).
     """
     import cupy
 
-    A = random_matrix(M, K, seed, ld_pad)
-    B = random_matrix(K, N, seed + 1, ld_pad)
-    if beta == 0.0:
-        C0 = None
-        C = cupy.full((M, N + ld_pad), cupy.nan, dtype=cupy.float32)[:, :N] if ld_pad else \
-            cupy.full((M, N), cupy.nan, dtype=cupy.float32)
-    else:
-        C0 = random_matrix(M, N, seed + 2, ld_pad)
-        C = C0.copy() if not ld_pad else _padded_copy(C0, ld_pad)
-    ref = reference(A, B, C0, alpha, beta)
+    layout = dict(ld_pad=ld_pad, offset=offset, transposed=transposed)
+    A = random_matrix(M, K, seed, **layout)
+    B = random_matrix(K, N, seed + 1, **layout)
+    C0 = random_matrix(M, N, seed + 2, **layout)
+    ref = reference(A, B, C0 if beta != 0.0 else None, alpha, beta)
+    C = C0 if beta != 0.0 else _nan_like(C0)
     launch.run(name, A, B, C, alpha=alpha, beta=beta)
     cupy.cuda.get_current_stream().synchronize()
     err, max_abs, non_finite = compare(C, ref)
@@ -97,22 +103,23 @@ def check(name: str, M: int, N: int, K: int, alpha: float = 1.0, beta: float = 0
     return CheckResult(name, M, N, K, float(alpha), float(beta), err, max_abs, non_finite, ok)
 
 
-def _padded_copy(X, ld_pad: int):
+def _nan_like(X):
+    """X's own view (same strides and offset), every element set to NaN."""
     import cupy
 
-    buf = cupy.full((X.shape[0], X.shape[1] + ld_pad), cupy.nan, dtype=cupy.float32)
-    view = buf[:, :X.shape[1]]
-    view[...] = X
-    return view
+    X.fill(cupy.nan)
+    return X
 
 
-def awkward_shapes(spec: registry.KernelSpec) -> list[tuple[int, int, int]]:
-    """Shapes that break every tile size: 1, primes, and non-multiples of 16/64/128 and of BK."""
-    if spec.vec4:   # K and N must be multiples of 4 for the float4 paths; M is free
-        return [(1, 4, 4), (3, 8, 4), (17, 36, 12), (131, 132, 68), (129, 260, 20), (255, 124, 1028),
-                (1, 516, 8), (500, 4, 4)]
-    return [(1, 1, 1), (2, 3, 5), (7, 13, 11), (17, 31, 19), (127, 129, 131), (1, 257, 3), (251, 1, 97),
-            (33, 65, 1)]
+# Shapes that every kernel must take: 1, primes, and sizes that break every tile, every BK and
+# every multiple of 4 (the first five are the issue's list).
+REQUIRED_SHAPES = [(1, 1, 1), (7, 5, 3), (33, 65, 17), (1000, 1023, 1025), (129, 257, 63)]
+
+
+def awkward_shapes(spec: registry.KernelSpec | None = None) -> list[tuple[int, int, int]]:
+    """Shapes that break every tile size: 1, primes, non-multiples of 4/16/64/128 and of BK."""
+    return REQUIRED_SHAPES + [(2, 3, 5), (17, 31, 19), (127, 129, 131), (1, 257, 3), (251, 1, 97), (33, 65, 1),
+                              (131, 132, 68), (255, 124, 1028), (500, 4, 4)]
 
 
 ALPHA_BETA_CASES = [(1.0, 0.0), (0.5, 0.0), (1.0, 1.0), (-1.5, 0.25), (0.0, 2.0)]

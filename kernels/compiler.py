@@ -20,6 +20,9 @@ from kernels.errors import CompileError, GPUUnavailableError
 from kernels.source import headers, read_source
 
 NVRTC_OPTIONS = ("-std=c++17", "-lineinfo")
+# CuPy adds -ftz=true to every NVRTC compile (cupy.cuda.compiler); the ahead-of-time path adds it
+# too, so that the SASS shown without a GPU is the SASS that runs (FFMA.FTZ, same registers).
+AOT_EXTRA_OPTIONS = ("-ftz=true",)
 _INCLUDE = re.compile(r'^\s*#include\s+"([\w.]+)"\s*$', re.MULTILINE)
 
 # How many modules this process has compiled (the benchmark asserts a warm rerun adds none).
@@ -81,12 +84,50 @@ def device_arch() -> str:
     return f"sm_{cc}"
 
 
+STATIC_SMEM_LIMIT = 48 * 1024   # a block may use more shared memory only after opting in
+
+
+def allow_dynamic_smem(kernel, nbytes: int) -> None:
+    """Let `kernel` launch with `nbytes` of dynamic shared memory (opt-in above 48 KiB)."""
+    if nbytes > STATIC_SMEM_LIMIT and kernel.max_dynamic_shared_size_bytes < nbytes:
+        kernel.max_dynamic_shared_size_bytes = nbytes
+
+
 def get_kernel(name: str):
     """The compiled cupy.RawKernel for a registry entry (compiled once per process and device)."""
     spec = registry.get(name)
     cupy = _cupy()
     arch = device_arch()
-    return _module(spec.file, cupy.cuda.Device().id, arch).get_function(spec.name)
+    kernel = _module(spec.file, cupy.cuda.Device().id, arch).get_function(spec.name)
+    allow_dynamic_smem(kernel, spec.dynamic_smem)
+    return kernel
+
+
+def variant_source(file: str, defines: dict) -> str:
+    """A kernel file with `#define NAME value` lines in front (the tuners' compile-time knobs)."""
+    return "".join(f"#define {k} {v}\n" for k, v in sorted(defines.items())) + expanded_source(file)
+
+
+@functools.lru_cache(maxsize=None)
+def _variant_module(file: str, defines: tuple, device_id: int, arch: str):
+    global compile_count
+    cupy = _cupy()
+    try:
+        module = cupy.RawModule(code=variant_source(file, dict(defines)), options=NVRTC_OPTIONS)
+        module.compile()
+    except cupy.cuda.compiler.CompileException as exc:
+        raise CompileError(f"{file} {dict(defines)} 컴파일 실패(compile error):\n{exc}") from exc
+    compile_count += 1
+    return module
+
+
+def get_variant(file: str, name: str, defines: dict, dynamic_smem: int = 0):
+    """A kernel of `file` compiled with extra -D style defines (cached per process and device)."""
+    cupy = _cupy()
+    arch = device_arch()
+    kernel = _variant_module(file, tuple(sorted(defines.items())), cupy.cuda.Device().id, arch).get_function(name)
+    allow_dynamic_smem(kernel, dynamic_smem)
+    return kernel
 
 
 def resources(name: str) -> dict:
@@ -95,7 +136,7 @@ def resources(name: str) -> dict:
     return {
         "registers": int(k.num_regs),
         "smem_static": int(k.shared_size_bytes),
-        "smem_dynamic": 0,
+        "smem_dynamic": registry.get(name).dynamic_smem,
         "local_bytes": int(k.local_size_bytes),
         "max_threads_per_block": int(k.max_threads_per_block),
     }
@@ -157,7 +198,7 @@ def compile_cubin(file: str, arch: str, source: str | None = None) -> bytes:
     prog = ctypes.c_void_p()
     _check(lib, lib.nvrtcCreateProgram(ctypes.byref(prog), text, file.encode(), 0, None, None))
     try:
-        opts = [f"-arch={arch}".encode(), *(o.encode() for o in NVRTC_OPTIONS)]
+        opts = [f"-arch={arch}".encode(), *(o.encode() for o in NVRTC_OPTIONS + AOT_EXTRA_OPTIONS)]
         _check(lib, lib.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts)), prog)
         size = ctypes.c_size_t()
         _check(lib, lib.nvrtcGetCUBINSize(prog, ctypes.byref(size)))

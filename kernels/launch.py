@@ -3,8 +3,15 @@
     C = run("sgemm_tiled", A, B)                      # C = A @ B
     run("sgemm_tiled", A, B, C, alpha=2.0, beta=0.5)  # C = 2 A @ B + 0.5 C, in place
 
-A refused launch raises KernelInputError with a Korean message (and the English term) that says
-what is wrong and what would work; nothing reaches the GPU in that case.
+Every kernel takes every shape. The float4 kernels read and write whole groups of 4 floats, so
+they need N (and for some K) to be a multiple of 4, leading dimensions that are multiples of 4 and
+16-byte aligned pointers; an operand that breaks one of these rules, or that is not row-major at
+all (a transposed view, say), is STAGED: copied into an aligned buffer padded with zeros to the
+next multiple of 4, and C is copied back afterwards. `plan(...).staged` says which operands took
+that path and why, without touching a GPU.
+
+What is really wrong (wrong dtype, mismatched shapes, C overlapping A or B, sizes past int32) is
+refused with KernelInputError: a Korean message (with the English term) that says what would work.
 """
 from __future__ import annotations
 
@@ -18,6 +25,8 @@ from kernels.errors import KernelInputError
 INT32_MAX = 2**31 - 1
 GRID_Y_MAX = 65535
 FLOAT_BYTES = 4
+VEC_FLOATS = 4          # a float4 access covers 4 floats ...
+VEC_BYTES = 16          # ... and needs a 16-byte aligned address
 
 
 @dataclass(frozen=True)
@@ -43,19 +52,49 @@ class Operand:
             )
         return cls(label, tuple(x.shape), np.dtype(x.dtype), tuple(x.strides), int(x.data.ptr), int(x.nbytes))
 
+    def extent(self) -> tuple[int, int]:
+        """First and one-past-last byte address the view can touch (negative strides included)."""
+        lo = hi = self.ptr
+        for n, s in zip(self.shape, self.strides):
+            lo += min(0, s * (n - 1))
+            hi += max(0, s * (n - 1))
+        return lo, hi + self.dtype.itemsize
+
+
+@dataclass(frozen=True)
+class Staging:
+    """One operand copied into an aligned, zero-padded row-major buffer around the launch."""
+
+    label: str          # "A", "B" or "C"
+    rows: int           # shape of the staged buffer (its leading dimension is `cols`)
+    cols: int
+    reason: str         # why, in Korean (for chapters and error-free explanations)
+
 
 @dataclass(frozen=True)
 class LaunchPlan:
     M: int
     N: int
     K: int
-    lda: int
+    lda: int            # leading dimensions the kernel sees (a staged buffer's when staged)
     ldb: int
     ldc: int
     grid: tuple
     block: tuple
     alpha: float
     beta: float
+    kernel_N: int = 0   # N and K the kernel sees: rounded up to a multiple of 4 when padded
+    kernel_K: int = 0
+    staged: tuple = ()  # Staging entries, empty on the direct path
+    shared_mem: int = 0 # dynamic shared memory per block, bytes
+
+    @property
+    def is_staged(self) -> bool:
+        return bool(self.staged)
+
+    @property
+    def staged_operands(self) -> tuple:
+        return tuple(s.label for s in self.staged)
 
 
 def _check_matrix(op: Operand) -> None:
@@ -70,24 +109,49 @@ def _check_matrix(op: Operand) -> None:
         raise KernelInputError(f"{op.label}의 크기는 0보다 커야 합니다 (받은 shape: {op.shape}).")
 
 
-def leading_dimension(op: Operand) -> int:
-    """Row stride in elements of a row-major 2-D view; refuses layouts the kernels cannot read."""
+def row_major_ld(op: Operand) -> int | None:
+    """Leading dimension (in floats) when the view is row-major with unit column stride, else None.
+
+    A dimension of length 1 has no meaningful stride, so a single row or column is row-major
+    whatever its stride says.
+    """
+    rows, cols = op.shape
     row_stride, col_stride = op.strides
-    if col_stride != FLOAT_BYTES:
-        raise KernelInputError(
-            f"{op.label}의 열 방향 간격(column stride)이 {col_stride}B입니다. 커널은 행 우선(row-major)이고 "
-            f"열 간격이 4B인 배열만 읽습니다. `cupy.ascontiguousarray({op.label})`로 복사하세요."
-        )
-    if row_stride % FLOAT_BYTES or row_stride // FLOAT_BYTES < op.shape[1]:
-        raise KernelInputError(
-            f"{op.label}의 선행 차원(leading dimension)이 열 수({op.shape[1]})보다 작거나 4B의 배수가 아닙니다 "
-            f"(행 간격 {row_stride}B). 연속 배열(contiguous)로 만들어 주세요."
-        )
+    if cols > 1 and col_stride != FLOAT_BYTES:
+        return None
+    if rows == 1:
+        return cols
+    if row_stride <= 0 or row_stride % FLOAT_BYTES or row_stride // FLOAT_BYTES < cols:
+        return None
     return row_stride // FLOAT_BYTES
 
 
+def leading_dimension(op: Operand) -> int:
+    """Row stride in elements of a row-major view; refuses layouts the kernels cannot read directly."""
+    ld = row_major_ld(op)
+    if ld is None:
+        raise KernelInputError(
+            f"{op.label}는 행 우선(row-major) 배열이 아닙니다 (strides {op.strides}). 커널이 직접 읽으려면 "
+            f"`cupy.ascontiguousarray({op.label})`로 복사해야 합니다 (run()은 이 복사를 스스로 합니다)."
+        )
+    return ld
+
+
+def _elements_overlap(op: Operand) -> bool:
+    """True when two elements of the view share memory (zero or overlapping strides)."""
+    dims = sorted((abs(s), n) for s, n in zip(op.strides, op.shape) if n > 1)
+    span = FLOAT_BYTES
+    for stride, n in dims:
+        if stride < span:
+            return True
+        span = stride * n
+    return False
+
+
 def _overlaps(a: Operand, b: Operand) -> bool:
-    return a.ptr < b.ptr + b.nbytes and b.ptr < a.ptr + a.nbytes
+    a_lo, a_hi = a.extent()
+    b_lo, b_hi = b.extent()
+    return a_lo < b_hi and b_lo < a_hi
 
 
 def _check_scalar(label: str, value) -> float:
@@ -96,9 +160,49 @@ def _check_scalar(label: str, value) -> float:
     return float(value)
 
 
+def _round_up(x: int, multiple: int) -> int:
+    return -(-x // multiple) * multiple
+
+
+def _vector_rules(op: Operand, ld: int | None) -> list[str]:
+    """Why a row-major operand cannot be read or written as float4 (empty list: it can)."""
+    why = []
+    if ld is not None and ld % VEC_FLOATS:
+        why.append(f"선행 차원(leading dimension, {ld})이 4의 배수가 아님")
+    if op.ptr % VEC_BYTES:
+        why.append("시작 주소가 16바이트 정렬(16-byte aligned)이 아님")
+    return why
+
+
+def _staging(spec: registry.KernelSpec, ops: dict, M: int, N: int, K: int) -> tuple[int, int, list[Staging]]:
+    """Padded N and K for the kernel and the operands to stage, with the reasons."""
+    vec = set(spec.vec4)
+    kernel_K = _round_up(K, VEC_FLOATS) if "A" in vec else K
+    kernel_N = _round_up(N, VEC_FLOATS) if vec & {"B", "C"} else N
+    shapes = {"A": (M, kernel_K), "B": (kernel_K, kernel_N), "C": (M, kernel_N)}
+    staged = []
+    for label in ("A", "B", "C"):
+        op = ops.get(label)
+        if op is None:
+            continue
+        ld = row_major_ld(op)
+        why = []
+        if ld is None:
+            why.append(f"행 우선(row-major)이 아님 (strides {op.strides})")
+        if label in vec:
+            why += _vector_rules(op, ld)
+        if label != "A" and kernel_N != N:
+            why.append(f"N({N})이 4의 배수가 아니어서 0을 채워 넓힘(zero padding, {kernel_N}열)")
+        if label != "C" and kernel_K != K:
+            why.append(f"K({K})가 4의 배수가 아니어서 0을 채워 넓힘(zero padding, K를 {kernel_K}까지)")
+        if why:
+            staged.append(Staging(label, *shapes[label], reason=f"{label}: " + "; ".join(why)))
+    return kernel_N, kernel_K, staged
+
+
 def plan(spec: registry.KernelSpec, a: Operand, b: Operand, c: Operand | None,
          alpha=1.0, beta=0.0) -> LaunchPlan:
-    """Check every rule of `spec`; return the launch plan or raise KernelInputError."""
+    """Check every rule of `spec`; return the launch plan (direct or staged) or raise KernelInputError."""
     for op in (a, b, c):
         if op is not None:
             _check_matrix(op)
@@ -117,61 +221,115 @@ def plan(spec: registry.KernelSpec, a: Operand, b: Operand, c: Operand | None,
             raise KernelInputError(f"C의 shape은 ({M}, {N})이어야 합니다 (받은 값: {c.shape}).")
         if _overlaps(c, a) or _overlaps(c, b):
             raise KernelInputError("C가 A나 B와 같은 메모리를 가리킵니다(aliasing). 결과를 담을 C를 따로 만드세요.")
-    lda, ldb = leading_dimension(a), leading_dimension(b)
-    ldc = leading_dimension(c) if c is not None else N
-    for label, value in (("M", M), ("N", N), ("K", K), ("M·lda", M * lda), ("K·ldb", K * ldb), ("M·ldc", M * ldc)):
+        if _elements_overlap(c):
+            raise KernelInputError(
+                f"C의 원소 여러 개가 같은 메모리를 가리킵니다 (strides {c.strides}): 결과를 쓸 수 없습니다. "
+                f"C를 `cupy.empty(({M}, {N}), dtype=cupy.float32)`처럼 따로 만드세요."
+            )
+    ops = {"A": a, "B": b, "C": c}
+    kernel_N, kernel_K, staged = _staging(spec, ops, M, N, K)
+    staged_by_label = {s.label: s for s in staged}
+    lds = {}
+    for label in ("A", "B", "C"):
+        if label in staged_by_label:
+            lds[label] = staged_by_label[label].cols
+        elif ops[label] is not None:
+            lds[label] = row_major_ld(ops[label])
+        else:
+            lds[label] = kernel_N    # C allocated by the launcher: contiguous M x N
+    if c is None and kernel_N != N:
+        lds["C"] = kernel_N
+        staged.append(Staging("C", M, kernel_N, reason=f"C: N({N})이 4의 배수가 아니어서 0을 채워 넓힘(zero padding, {kernel_N}열)"))
+    for label, value in (("M", M), ("N", kernel_N), ("K", kernel_K), ("M·lda", M * lds["A"]),
+                         ("K·ldb", kernel_K * lds["B"]), ("M·ldc", M * lds["C"])):
         if value > INT32_MAX:
-            raise KernelInputError(f"{label} = {value:,}이 32비트 정수(int32) 범위를 넘습니다. 행렬을 나누어 호출하세요.")
-    grid = spec.grid(M, N)
+            raise KernelInputError(f"{label}의 값({value:,})이 32비트 정수(int32) 범위를 넘습니다. 행렬을 나누어 호출하세요.")
+    grid = spec.grid(M, kernel_N)
     if grid[1] > GRID_Y_MAX:
-        raise KernelInputError(f"그리드 y 크기(grid.y) {grid[1]:,}이 한도 {GRID_Y_MAX:,}를 넘습니다. 행렬을 나누어 호출하세요.")
-    if spec.vec4:
-        _check_vec4(spec, {"K": K, "N": N, "lda": lda, "ldb": ldb, "ldc": ldc}, (a, b, c))
-    return LaunchPlan(M, N, K, lda, ldb, ldc, grid, (*spec.block, 1), alpha, beta)
+        raise KernelInputError(f"그리드 y 크기(grid.y, {grid[1]:,})가 한도({GRID_Y_MAX:,})를 넘습니다. 행렬을 나누어 호출하세요.")
+    return LaunchPlan(M, N, K, lds["A"], lds["B"], lds["C"], grid, (*spec.block, 1), alpha, beta,
+                      kernel_N=kernel_N, kernel_K=kernel_K, staged=tuple(staged), shared_mem=spec.dynamic_smem)
 
 
-def _check_vec4(spec: registry.KernelSpec, dims: dict, operands) -> None:
-    problems = [f"{label} = {value} (4의 배수가 아님)" for label, value in dims.items() if value % 4]
-    problems += [f"{op.label}의 시작 주소가 16바이트 정렬(16-byte aligned)이 아님"
-                 for op in operands if op is not None and op.ptr % 16]
-    if problems:
-        raise KernelInputError(
-            f"{spec.name}는 float4(16바이트) 로드를 쓰므로 K, N, lda, ldb, ldc가 4의 배수이고 포인터가 16바이트 "
-            f"정렬이어야 합니다: " + "; ".join(problems) + ". 크기를 4의 배수로 채우거나(zero padding) "
-            "sgemm_naive나 sgemm_tiled처럼 임의 크기를 받는 커널을 쓰세요."
-        )
-
-
-def _check_memory(M: int, N: int) -> None:
+def _check_memory(need: int, what: str) -> None:
     from kernels.device import free_memory_bytes
 
-    need = M * N * FLOAT_BYTES
     free = free_memory_bytes()
     if need > free:
         raise KernelInputError(
-            f"C({M}×{N})에 {need / 2**20:,.0f} MiB가 필요하지만 GPU 여유 메모리는 {free / 2**20:,.0f} MiB입니다. "
+            f"{what}에 {need / 2**20:,.0f} MiB가 필요하지만 GPU 여유 메모리는 {free / 2**20:,.0f} MiB입니다. "
             f"더 작은 크기로 실행하세요."
         )
 
 
-def prepare(name: str, A, B, C=None, alpha: float = 1.0, beta: float = 0.0):
-    """Validate, allocate C if needed, compile: returns (kernel, grid, block, args, C)."""
+class Launch:
+    """A validated launch, ready to run any number of times: `launch()` computes C in place.
+
+    On the staged path each call copies the awkward operands into their padded buffers, runs the
+    kernel on those, and copies C back (C is read only when beta != 0). Unpacking gives the legacy
+    5-tuple `kernel, grid, block, args, C`, where `kernel(grid, block, args)` does the same.
+    """
+
+    def __init__(self, name: str, p: LaunchPlan, kernel, A, B, C):
+        import cupy
+
+        self.name, self.plan, self.kernel, self.C = name, p, kernel, C
+        self.grid, self.block = p.grid, p.block
+        buffers = {"A": A, "B": B, "C": C}
+        self._copy_in, self._copy_out = [], None
+        for s in p.staged:
+            user = buffers[s.label]
+            # Zeros in the padding: padded k columns of A and rows of B then add nothing.
+            padded = cupy.zeros((s.rows, s.cols), dtype=cupy.float32)
+            inner = padded[:user.shape[0], :user.shape[1]]
+            if s.label != "C" or p.beta != 0.0:
+                self._copy_in.append((inner, user))
+            if s.label == "C":
+                self._copy_out = (user, inner)
+            buffers[s.label] = padded
+        self.args = (buffers["A"], buffers["B"], buffers["C"], np.int32(p.M), np.int32(p.kernel_N),
+                     np.int32(p.kernel_K), np.int32(p.lda), np.int32(p.ldb), np.int32(p.ldc),
+                     np.float32(p.alpha), np.float32(p.beta))
+
+    @property
+    def staged(self) -> tuple:
+        """Labels of the staged operands (empty on the direct path)."""
+        return self.plan.staged_operands
+
+    def _run(self, grid, block, args) -> None:
+        for dst, src in self._copy_in:
+            dst[...] = src
+        self.kernel(grid, block, args, shared_mem=self.plan.shared_mem)
+        if self._copy_out is not None:
+            dst, src = self._copy_out
+            dst[...] = src
+
+    def __call__(self):
+        self._run(self.grid, self.block, self.args)
+        return self.C
+
+    def __iter__(self):
+        direct = not self.plan.staged and not self.plan.shared_mem
+        yield self.kernel if direct else self._run
+        yield from (self.grid, self.block, self.args, self.C)
+
+
+def prepare(name: str, A, B, C=None, alpha: float = 1.0, beta: float = 0.0) -> Launch:
+    """Validate, allocate C (and staging buffers) if needed, compile: returns a Launch."""
     spec = registry.get(name)
     p = plan(spec, Operand.of(A, "A"), Operand.of(B, "B"), Operand.of(C, "C") if C is not None else None,
              alpha, beta)
     import cupy
 
+    need = (p.M * p.N if C is None else 0) + sum(s.rows * s.cols for s in p.staged)
+    if need:
+        _check_memory(need * FLOAT_BYTES, f"C와 정렬용 복사본(staging, {p.M}×{p.N})")
     if C is None:
-        _check_memory(p.M, p.N)
         C = cupy.empty((p.M, p.N), dtype=cupy.float32)
     kernel = compiler.get_kernel(name)
-    args = (A, B, C, np.int32(p.M), np.int32(p.N), np.int32(p.K), np.int32(p.lda), np.int32(p.ldb),
-            np.int32(p.ldc), np.float32(p.alpha), np.float32(p.beta))
-    return kernel, p.grid, p.block, args, C
+    return Launch(name, p, kernel, A, B, C)
 
 
 def run(name: str, A, B, C=None, alpha: float = 1.0, beta: float = 0.0):
     """C = alpha * A @ B + beta * C with the named course kernel. Returns C."""
-    kernel, grid, block, args, C = prepare(name, A, B, C, alpha, beta)
-    kernel(grid, block, args)
-    return C
+    return prepare(name, A, B, C, alpha, beta)()

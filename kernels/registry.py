@@ -20,15 +20,18 @@ class KernelSpec:
 
     name: str                      # extern "C" entry name, also the registry key
     file: str                      # .cu file under kernels/
-    level: int                     # course level 0..5
+    level: int                     # course level 0..6
     variant: str                   # short variant label
     title_ko: str                  # Korean description for tables
     block: tuple[int, int]         # (blockDim.x, blockDim.y)
     tile: tuple[int, int]          # (rows of C, columns of C) covered by one block
     grid_rows_from_x: bool = False # True when blockIdx.x walks the rows of C (strided mapping)
-    vec4: bool = False             # float4 paths: K, N, lda, ldb, ldc multiples of 4, 16-B pointers
+    # Operands read or written as float4 along their rows ("A": K and lda multiples of 4; "B"/"C":
+    # N and ldb/ldc multiples of 4; all: 16-byte aligned). The launcher stages operands that are not.
+    vec4: tuple = ()
     async_copy: bool = False       # uses cp.async when compute capability >= 8.0
     static_smem: int = 0           # bytes of static shared memory (checked against ptxas)
+    dynamic_smem: int = 0          # bytes of dynamic shared memory per block (extern __shared__)
     chapter: int = 4               # module (chapter) that teaches it
     notes: tuple[str, ...] = field(default_factory=tuple)
 
@@ -46,6 +49,29 @@ class KernelSpec:
 
 _RB_TILE = (128, 128)
 _FLOAT = 4
+_ABC = ("A", "B", "C")   # every operand through float4
+_BC = ("B", "C")         # A through 4-byte copies, B and C through float4
+
+# Level 5's ring and Level 6's shape, as tools/tune_async.py and tools/tune_level6.py chose them on
+# the H100 (book/data/async_tuning.json, book/data/level6_tuning.json). The .cu files carry the same
+# values as their macro defaults (a CPU test checks both).
+LEVEL5 = {"BK": 32, "STAGES": 3, "EARLY_BARRIER": 1}
+LEVEL6 = {"BM": 128, "BN": 256, "BK": 32, "WM": 64, "WN": 64, "TM": 8, "TN": 16, "STAGES": 4, "GROUP": 8,
+          "FRAG_PREFETCH": 1, "ROLL": 0, "LANE_ORDER": 0, "SPREAD": 0, "MIN_BLOCKS": 1}
+
+
+def level5_smem(cfg: dict) -> int:
+    """Dynamic shared memory of one Level 5 block: STAGES x BK x (128 + 4 + 128) floats."""
+    return cfg["STAGES"] * cfg["BK"] * (128 + 4 + 128) * _FLOAT
+
+
+def level6_threads(cfg: dict) -> int:
+    return 32 * (cfg["BM"] // cfg["WM"]) * (cfg["BN"] // cfg["WN"])
+
+
+def level6_smem(cfg: dict) -> int:
+    """Dynamic shared memory of one block: STAGES x BK x (BM + 4 + BN) floats."""
+    return cfg["STAGES"] * cfg["BK"] * (cfg["BM"] + 4 + cfg["BN"]) * _FLOAT
 
 KERNELS: dict[str, KernelSpec] = {}
 
@@ -62,7 +88,7 @@ _add(KernelSpec("sgemm_naive_strided", "sgemm_naive.cu", 0, "strided",
                 "threadIdx.x가 행을 고르는 반례(strided)", (16, 16), (16, 16),
                 grid_rows_from_x=True, chapter=5))
 _add(KernelSpec("sgemm_coalesced", "sgemm_coalesced.cu", 1, "float4",
-                "1×4 스트립 + float4 로드(coalesced)", (16, 16), (16, 64), vec4=True, chapter=5))
+                "1×4 스트립 + float4 로드(coalesced)", (16, 16), (16, 64), vec4=_ABC, chapter=5))
 _add(KernelSpec("sgemm_tiled", "sgemm_tiled.cu", 2, "basic",
                 "16×16 공유 메모리 타일(tiled)", (16, 16), (16, 16),
                 static_smem=2 * 16 * 16 * _FLOAT, chapter=6))
@@ -79,20 +105,25 @@ _add(KernelSpec("sgemm_tiled_colwalk_padded", "sgemm_tiled.cu", 2, "column-walk-
                 "열 읽기 배치 + 패딩(충돌 제거)", (16, 16), (16, 16),
                 static_smem=2 * 16 * 17 * _FLOAT, chapter=6))
 _add(KernelSpec("sgemm_register_blocking", "sgemm_register_blocking.cu", 3, "basic",
-                "128×128 블록, 8×8 레지스터 타일", (16, 16), _RB_TILE, vec4=True,
+                "128×128 블록, 8×8 레지스터 타일", (16, 16), _RB_TILE, vec4=_ABC,
                 static_smem=2 * 8 * 128 * _FLOAT, chapter=7))
 _add(KernelSpec("sgemm_register_blocking_padded", "sgemm_register_blocking.cu", 3, "padded-ptx",
-                "+1 패딩 + PTX FMA(반례)", (16, 16), _RB_TILE, vec4=True,
+                "+1 패딩 + PTX FMA(반례)", (16, 16), _RB_TILE, vec4=_ABC,
                 static_smem=2 * 8 * 129 * _FLOAT, chapter=7))
 _add(KernelSpec("sgemm_double_buffer", "sgemm_double_buffer.cu", 4, "double-buffer",
-                "더블 버퍼링(레지스터 프리페치)", (16, 16), _RB_TILE, vec4=True,
+                "더블 버퍼링(레지스터 프리페치)", (16, 16), _RB_TILE, vec4=_ABC,
                 static_smem=2 * 2 * 8 * 128 * _FLOAT, chapter=8))
+_L5_RING = f"BK {LEVEL5['BK']}, {LEVEL5['STAGES']}단계"
 _add(KernelSpec("sgemm_async_copy", "sgemm_async_copy.cu", 5, "cp.async-4B",
-                "cp.async.ca 4바이트, 3단계", (16, 16), _RB_TILE, vec4=True, async_copy=True,
-                static_smem=3 * 2 * 8 * 128 * _FLOAT, chapter=9))
+                f"cp.async 4바이트(A·B), {_L5_RING}", (16, 16), _RB_TILE, vec4=("C",), async_copy=True,
+                dynamic_smem=level5_smem(LEVEL5), chapter=9))
 _add(KernelSpec("sgemm_async_copy_vec", "sgemm_async_copy.cu", 5, "cp.async-16B",
-                "cp.async.cg 16바이트, 3단계", (16, 16), _RB_TILE, vec4=True, async_copy=True,
-                static_smem=3 * 2 * 8 * 128 * _FLOAT, chapter=9))
+                f"cp.async A 4바이트 + B 16바이트, {_L5_RING}", (16, 16), _RB_TILE, vec4=_BC, async_copy=True,
+                dynamic_smem=level5_smem(LEVEL5), chapter=9))
+_add(KernelSpec("sgemm_warp_tiling", "sgemm_warp_tiling.cu", 6, "warp-tiling",
+                f"워프 타일링 {LEVEL6['BM']}×{LEVEL6['BN']} 블록, {LEVEL6['TM']}×{LEVEL6['TN']} 스레드 타일",
+                (level6_threads(LEVEL6), 1), (LEVEL6["BM"], LEVEL6["BN"]), vec4=_BC, async_copy=True,
+                dynamic_smem=level6_smem(LEVEL6), chapter=11))
 
 # The kernel that stands for each level in level-to-level comparisons.
 LEVEL_REPRESENTATIVE = {
@@ -102,6 +133,7 @@ LEVEL_REPRESENTATIVE = {
     3: "sgemm_register_blocking",
     4: "sgemm_double_buffer",
     5: "sgemm_async_copy_vec",
+    6: "sgemm_warp_tiling",
 }
 
 STATIC_SMEM_LIMIT = 48 * 1024
@@ -146,6 +178,7 @@ def compulsory_intensity(M: int, N: int, K: int) -> float:
 
 
 __all__ = [
-    "KernelSpec", "KERNELS", "LEVEL_REPRESENTATIVE", "STATIC_SMEM_LIMIT",
+    "KernelSpec", "KERNELS", "LEVEL_REPRESENTATIVE", "STATIC_SMEM_LIMIT", "LEVEL5", "LEVEL6", "level5_smem",
+    "level6_threads", "level6_smem",
     "get", "files", "flops", "min_bytes", "compulsory_intensity",
 ]

@@ -77,24 +77,38 @@ __device__ __forceinline__ void load4(const float* p, float* r)
 // {tx*4 + j, 64 + tx*4 + j}: splitting the 8 x 8 micro-tile into two halves makes the
 // 16 threads of a half-warp read 16 consecutive float4 of Bs (no bank conflict) while
 // the two ty values of a warp read only two float4 of As (a broadcast).
+template <int PITCH_A, int PITCH_B>
+__device__ __forceinline__ void load_fragments_8x8(const float* As, const float* Bs, int k, int tx, int ty,
+                                                   float (&a)[rb::TM], float (&b)[rb::TN])
+{
+    constexpr bool A_ALIGNED = (PITCH_A % 4) == 0;
+    constexpr bool B_ALIGNED = (PITCH_B % 4) == 0;
+    load4<A_ALIGNED>(As + k * PITCH_A + ty * 4, a);                // rows ty*4 .. +3
+    load4<A_ALIGNED>(As + k * PITCH_A + rb::HALF + ty * 4, a + 4); // rows 64+ty*4 .. +3
+    load4<B_ALIGNED>(Bs + k * PITCH_B + tx * 4, b);
+    load4<B_ALIGNED>(Bs + k * PITCH_B + rb::HALF + tx * 4, b + 4);
+}
+
+template <bool USE_PTX>
+__device__ __forceinline__ void outer_product_8x8(float (&acc)[rb::TM][rb::TN], const float (&a)[rb::TM],
+                                                  const float (&b)[rb::TN])
+{
+#pragma unroll
+    for (int i = 0; i < rb::TM; ++i)
+#pragma unroll
+        for (int j = 0; j < rb::TN; ++j)
+            fma_acc<USE_PTX>(acc[i][j], a[i], b[j]);   // 64 independent FMAs
+}
+
 template <int PITCH_A, int PITCH_B, bool USE_PTX, int KSTEPS = rb::BK>
 __device__ __forceinline__ void micro_kernel_tile(const float* As, const float* Bs,
                                                   float (&acc)[rb::TM][rb::TN], int tx, int ty)
 {
-    constexpr bool A_ALIGNED = (PITCH_A % 4) == 0;
-    constexpr bool B_ALIGNED = (PITCH_B % 4) == 0;
 #pragma unroll
     for (int k = 0; k < KSTEPS; ++k) {
         float a[rb::TM], b[rb::TN];
-        load4<A_ALIGNED>(As + k * PITCH_A + ty * 4, a);                // rows ty*4 .. +3
-        load4<A_ALIGNED>(As + k * PITCH_A + rb::HALF + ty * 4, a + 4); // rows 64+ty*4 .. +3
-        load4<B_ALIGNED>(Bs + k * PITCH_B + tx * 4, b);
-        load4<B_ALIGNED>(Bs + k * PITCH_B + rb::HALF + tx * 4, b + 4);
-#pragma unroll
-        for (int i = 0; i < rb::TM; ++i)
-#pragma unroll
-            for (int j = 0; j < rb::TN; ++j)
-                fma_acc<USE_PTX>(acc[i][j], a[i], b[j]);   // 64 independent FMAs
+        load_fragments_8x8<PITCH_A, PITCH_B>(As, Bs, k, tx, ty, a, b);
+        outer_product_8x8<USE_PTX>(acc, a, b);
     }
 }
 // [end-region: micro-kernel]
@@ -185,3 +199,194 @@ __device__ __forceinline__ void stash_tile(float* As, float* Bs, const TileFetch
     }
 }
 // [end-region: tile-fetch]
+
+// ---------------------------------------------------------------------------------
+// Asynchronous copies (cp.async, compute capability 8.0+), used by Levels 5 and 6.
+// Below 8.0 the same calls compile to plain loads and stores through registers: the
+// schedule stays correct, it just does not overlap.
+// ---------------------------------------------------------------------------------
+// [region: cp-async-helpers]
+__device__ __forceinline__ unsigned shared_address(const void* p)
+{
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+// The destination is a shared-memory address (shared_address of a __shared__ pointer), so
+// that a kernel can compute it once and move it with integer additions.
+
+// 4-byte asynchronous copy (cp.async.ca: the .cg form accepts only 16 bytes). When `inside`
+// is false the source size is 0: nothing is read and the 4 destination bytes become zero.
+__device__ __forceinline__ void cp_async_4(unsigned dst, const float* src, bool inside)
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n"
+                 :: "r"(dst), "l"(src), "r"(inside ? 4 : 0) : "memory");
+#else
+    const float v = inside ? *src : 0.0f;
+    asm volatile("st.shared.f32 [%0], %1;\n" :: "r"(dst), "f"(v) : "memory");
+#endif
+}
+
+// 16-byte asynchronous copy (cp.async.cg: bypasses L1); dst and src must be 16-byte aligned.
+__device__ __forceinline__ void cp_async_16(unsigned dst, const float* src, bool inside)
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
+                 :: "r"(dst), "l"(src), "r"(inside ? 16 : 0) : "memory");
+#else
+    const float4 v = inside ? *reinterpret_cast<const float4*>(src) : make_float4(0.f, 0.f, 0.f, 0.f);
+    asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n"
+                 :: "r"(dst), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w) : "memory");
+#endif
+}
+
+// Closes the group of copies this thread has issued since the last commit.
+__device__ __forceinline__ void cp_async_commit()
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+// Waits until at most N of this thread's most recent groups are still in flight.
+// The count must be an immediate in PTX, hence the template parameter.
+template <int N>
+__device__ __forceinline__ void cp_async_wait()
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory");
+#endif
+}
+// [end-region: cp-async-helpers]
+
+// [region: tile-copier]
+// The copies that bring one K tile into one stage of shared memory (Levels 5 and 6), planned
+// once per thread so that moving on to the next K tile only adds to two pointers.
+//   A travels in 4-byte copies, because the micro-kernels want it transposed (As[k][m]) and a
+//     16-byte copy can only move 4 neighbours of one row. A warp instruction copies 4 rows x 8
+//     consecutive k (4 whole 32-byte sectors of A); lane l takes row l / 8 and k = l % 8. With
+//     a pitch of BM + 4 floats, As[k][m] lands in bank (4k + m) % 32: 32 lanes, 32 banks.
+//   B is already in the layout the micro-kernels read (Bs[k][n]); it travels in copies of
+//     B_WIDTH floats (4: 16-byte cp.async.cg, 1: 4-byte cp.async.ca), a warp covering
+//     consecutive columns of one row.
+// Copies that fall outside the matrices have source size 0 and write zeros. Rows of A and
+// columns of B outside are known once; whether k is outside is checked only for the partial
+// K tile (FULL = false), which the kernels load first.
+template <int BM, int BN, int BK, int THREADS, int B_WIDTH>
+struct TileCopier {
+    static constexpr int WARPS = THREADS / 32;
+    static constexpr int K_GROUPS = BK / 8;                        // 8 k per A copy instruction
+    static constexpr int PITCH_A = BM + 4, PITCH_B = BN;
+    static constexpr int A_COPIES = BM * BK / 32 / WARPS;          // per thread and K tile
+    static constexpr int A_ROW_STEP = 4 * WARPS;                   // rows between a thread's row groups
+    static constexpr int B_PER_ROW = BN / B_WIDTH;                 // copies per row of the B tile
+    static constexpr int B_COPIES = BK * B_PER_ROW / THREADS;
+    static constexpr int B_ROW_STEP = THREADS / B_PER_ROW;         // rows between them
+    static_assert(BK % 8 == 0 && BM % A_ROW_STEP == 0 && A_COPIES == (BM / A_ROW_STEP) * K_GROUPS, "A copy layout");
+    static_assert(BM % 32 == 0, "the +4 pitch spreads banks only when BM is a multiple of 32");
+    static_assert(THREADS % B_PER_ROW == 0 && BK % B_ROW_STEP == 0, "B copy layout");
+
+    const float* a;          // source of this thread's first A copy in the current K tile
+    const float* b;          // source of its first B copy
+    int a_step, b_step;      // floats between its row groups of A (successive B copies)
+    int b_ld;                // leading dimension of B
+    int a_dst, b_dst;        // float offset of the first copy inside a stage
+    int a_k, b_k;            // k of the first copy inside a K tile
+    unsigned a_rows_inside;  // bit j: the row of A copy j lies inside A
+    bool b_cols_inside;      // this thread's B columns lie inside B
+
+    __device__ __forceinline__ TileCopier(const float* A, const float* B, int M, int N, int lda, int ldb,
+                                          int row0, int col0, int tid)
+    {
+        // Copy j of this thread: row group j / K_GROUPS (A_ROW_STEP rows apart), k group j % K_GROUPS
+        // (8 floats apart in global memory, so the k groups of one row share a pointer).
+        const int warp = tid / 32, lane = tid % 32;
+        const int a_m = warp * 4 + lane / 8;
+        a_k = lane % 8;
+        a_rows_inside = 0;
+#pragma unroll
+        for (int g = 0; g < A_COPIES / K_GROUPS; ++g)
+            a_rows_inside |= unsigned(row0 + a_m + g * A_ROW_STEP < M) << g;
+        const int a_row = min(row0 + a_m, M - 1);   // a valid address even when the row is outside
+        a = A + static_cast<size_t>(a_row) * lda + a_k;
+        a_step = A_ROW_STEP * lda;
+        a_dst = a_k * PITCH_A + a_m;
+
+        const int b_n = (tid % B_PER_ROW) * B_WIDTH;
+        b_k = tid / B_PER_ROW;
+        b_cols_inside = col0 + b_n < N;
+        b = B + static_cast<size_t>(b_k) * ldb + (b_cols_inside ? col0 + b_n : 0);
+        b_step = B_ROW_STEP * ldb;
+        b_ld = ldb;
+        b_dst = b_k * PITCH_B + b_n;
+    }
+
+    // Copies of the K tile that starts at k0 = k_offset + (tiles already issued) * BK.
+    // As, Bs: shared-memory addresses of the stage (see shared_address).
+    template <bool FULL>
+    __device__ __forceinline__ void issue(unsigned As, unsigned Bs, const float* A, const float* B, int K,
+                                          int k_offset) const
+    {
+#pragma unroll
+        for (int g = 0; g < A_COPIES / K_GROUPS; ++g) {
+            const float* row = a + g * a_step;
+#pragma unroll
+            for (int kg = 0; kg < K_GROUPS; ++kg) {
+                bool inside = (a_rows_inside >> g) & 1u;
+                if (!FULL) inside = inside && k_offset + kg * 8 + a_k < K;
+                // Outside A the source size is 0 and cp.async reads nothing at src.
+                const float* src = FULL ? row + kg * 8 : inside ? row + k_offset + kg * 8 : A;
+                cp_async_4(As + 4 * (a_dst + g * A_ROW_STEP + kg * 8 * PITCH_A), src, inside);
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < B_COPIES; ++j) {
+            bool inside = b_cols_inside;
+            if (!FULL) inside = inside && k_offset + b_k + j * B_ROW_STEP < K;
+            const float* src = FULL ? b + j * b_step
+                                    : inside ? b + static_cast<size_t>(k_offset) * b_ld + j * b_step : B;
+            const unsigned dst = Bs + 4 * (b_dst + j * B_ROW_STEP * PITCH_B);
+            if constexpr (B_WIDTH == 4) cp_async_16(dst, src, inside);
+            else cp_async_4(dst, src, inside);
+        }
+    }
+
+    // The partial K tile K - K % BK .. K - 1 (only when K % BK != 0). Kernels load it FIRST,
+    // so that every tile issued in the main loop is whole and needs no k check.
+    __device__ __forceinline__ void issue_partial_tile(unsigned As, unsigned Bs, const float* A, const float* B,
+                                                       int K) const
+    {
+        issue<false>(As, Bs, A, B, K, K - K % BK);
+    }
+
+    // The next whole K tile (0, BK, 2 BK, ...), then move the sources on by BK.
+    __device__ __forceinline__ void issue_whole_tile(unsigned As, unsigned Bs, const float* A, const float* B, int K)
+    {
+        issue<true>(As, Bs, A, B, K, 0);
+        advance();
+    }
+
+    // For kernels that spread the copies of a whole K tile over several k steps: copy number c
+    // (0 .. COPIES - 1; A copies first), then advance() once all of them are issued.
+    static constexpr int COPIES = A_COPIES + B_COPIES;
+    __device__ __forceinline__ void issue_one(int c, unsigned As, unsigned Bs) const
+    {
+        if (c < A_COPIES) {
+            const int g = c / K_GROUPS, kg = c % K_GROUPS;
+            cp_async_4(As + 4 * (a_dst + g * A_ROW_STEP + kg * 8 * PITCH_A), a + g * a_step + kg * 8,
+                       (a_rows_inside >> g) & 1u);
+        } else {
+            const int j = c - A_COPIES;
+            const unsigned dst = Bs + 4 * (b_dst + j * B_ROW_STEP * PITCH_B);
+            if constexpr (B_WIDTH == 4) cp_async_16(dst, b + j * b_step, b_cols_inside);
+            else cp_async_4(dst, b + j * b_step, b_cols_inside);
+        }
+    }
+
+    __device__ __forceinline__ void advance()
+    {
+        a += BK;
+        b += BK * b_ld;
+    }
+};
+// [end-region: tile-copier]

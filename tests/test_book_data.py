@@ -6,7 +6,7 @@ import json
 import pytest
 
 from kernels import registry
-from kernels.record import DATA_DIR
+from kernels.record import AWKWARD_KERNELS, AWKWARD_SHAPES, DATA_DIR, LARGE_MIN_LEVEL, LARGE_SIZE
 
 PROVENANCE = ("device", "driver", "cuda_runtime", "cupy", "date", "command", "git_commit")
 ROW_FIELDS = ("kernel", "level", "variant", "M", "N", "K", "median_ms", "min_ms", "max_ms", "gflops", "gbs",
@@ -25,10 +25,30 @@ def test_benchmarks_have_provenance_and_every_kernel_at_every_size():
     for key in PROVENANCE + ("peak_gflops", "sm_count", "fp32_lanes_per_sm", "clock_mhz", "bandwidth_gbs"):
         assert data.get(key), key
     sizes = sorted({r["M"] for r in data["rows"]})
-    assert 4096 in sizes
+    assert {1024, 2048, 4096, LARGE_SIZE} <= set(sizes)
     for n in sizes:
         at_n = {r["kernel"] for r in data["rows"] if r["M"] == r["N"] == r["K"] == n}
-        assert at_n == set(registry.KERNELS) | {"cublas"}, n
+        expected = set(registry.KERNELS) if n != LARGE_SIZE else \
+            {name for name, spec in registry.KERNELS.items() if spec.level >= LARGE_MIN_LEVEL}
+        assert at_n == expected | {"cublas"}, n
+
+
+def test_awkward_shapes_record_the_staged_path_and_its_cost():
+    data = load("benchmarks.json")
+    rows = data["awkward_rows"]
+    shapes = {(r["M"], r["N"], r["K"]) for r in rows}
+    assert shapes == set(AWKWARD_SHAPES)
+    for r in rows:
+        if r["kernel"] == "cublas":
+            continue
+        assert r["kernel"] in AWKWARD_KERNELS and r["rel_error"] < 1e-5
+        spec = registry.get(r["kernel"])
+        assert set(r["staged"]) <= {"A", "B", "C"}
+        if "A" not in spec.vec4 and r["N"] % 4 == 0:
+            assert not r["staged"], r["kernel"]   # A in 4-byte copies: any K, no staging at all
+        else:
+            assert r["staged"], r["kernel"]       # K or N not a multiple of 4 breaks a float4 rule
+            assert r["kernel_only_ms"] <= r["max_ms"]
 
 
 def test_benchmark_rows_are_complete_and_consistent():
@@ -64,19 +84,35 @@ def test_profiles_cover_every_kernel_with_the_chapter_metrics():
     assert "--clock-control none" in data["ncu_options"]
     names = {k["kernel"] for k in data["kernels"]}
     assert names == set(registry.KERNELS)
-    for k in data["kernels"]:
+    for k in data["kernels"] + data["reference"]:
         for key in ("sm_pct", "mem_pct", "dram_pct", "achieved_occupancy_pct", "registers", "duration_ms",
-                    "sectors_per_request", "dram_bytes"):
+                    "sectors_per_request", "dram_bytes", "issue_active_pct", "instructions", "ffma_instructions"):
             assert k.get(key) is not None, (k["kernel"], key)
         assert "Long Scoreboard" in k["stalls"] and "Barrier" in k["stalls"]
     naive = next(k for k in data["kernels"] if k["kernel"] == "sgemm_naive")
     assert naive["sectors_per_request"] == pytest.approx(2.0, abs=0.05)   # the A6 evidence module 4 quotes
+    cublas = next(k for k in data["reference"] if k["kernel"] == "cublas")
+    assert "gemm" in cublas["function"] and cublas["block_size"] > 0
 
 
-def test_async_tuning_sweep_has_provenance():
+def test_async_tuning_sweep_has_provenance_and_the_shipped_choice():
     data = load("async_tuning.json")
     for key in PROVENANCE:
         assert data.get(key), key
-    stages = {r["STAGES"] for r in data["rows"]}
+    stages = {r["STAGES"] for r in data["rows"] if r["STAGES"] is not None}
     assert {2, 3, 4} <= stages
     assert all(r["rel_error"] < 1e-5 for r in data["rows"])
+    assert any(r["kernel"] == "sgemm_double_buffer" for r in data["rows"])   # Level 4 timed in the same run
+    assert data["chosen"] == registry.LEVEL5
+
+
+def test_level6_tuning_has_provenance_and_the_shipped_choice():
+    data = load("level6_tuning.json")
+    for key in PROVENANCE + ("rule",):
+        assert data.get(key), key
+    assert data["chosen"] == registry.LEVEL6
+    for entry in data["configs"]:
+        assert {r["M"] for r in entry["rows"]} == {2048, 4096, 8192}
+        assert all(r["rel_error"] < 1e-5 for r in entry["rows"]) and entry["awkward_rel_error"] < 1e-5
+    best = max((e for e in data["configs"] if e["score"] is not None), key=lambda e: e["score"])
+    assert best["config"] == data["chosen"]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from types import SimpleNamespace
 
 import numpy as np
@@ -31,10 +32,10 @@ def test_every_extern_c_kernel_is_registered():
 
 
 def test_each_level_has_its_file_and_representative():
-    assert [registry.LEVEL_REPRESENTATIVE[lvl] for lvl in range(6)]
+    assert [registry.LEVEL_REPRESENTATIVE[lvl] for lvl in range(7)]
     files = registry.files()
     for expected in ("sgemm_naive.cu", "sgemm_coalesced.cu", "sgemm_tiled.cu", "sgemm_register_blocking.cu",
-                     "sgemm_double_buffer.cu", "sgemm_async_copy.cu"):
+                     "sgemm_double_buffer.cu", "sgemm_async_copy.cu", "sgemm_warp_tiling.cu"):
         assert expected in files
     for lvl, name in registry.LEVEL_REPRESENTATIVE.items():
         assert registry.get(name).level == lvl
@@ -47,6 +48,11 @@ def test_regions_are_well_formed_and_quoted_regions_exist():
         assert all(body.strip() for body in found.values())
     assert "acc += a_row[k]" in source.region("sgemm_naive.cu", "k-loop")
     assert "cp_async_commit();" in source.region("sgemm_async_copy.cu", "pipeline-loop")
+    assert "issue_partial_tile" in source.region("sgemm_async_copy.cu", "prologue")
+    assert "struct TileCopier" in source.region("sgemm_common.cuh", "tile-copier")
+    assert "cp.async.cg.shared.global" in source.region("sgemm_common.cuh", "cp-async-helpers")
+    for name in ("shape", "swizzle", "warp-micro-kernel", "store-warp-tile", "kernel", "fragment-pipeline"):
+        assert source.region("sgemm_warp_tiling.cu", name)
     first, last = source.region_lines("sgemm_naive.cu", "mapping")
     assert 0 < first <= last
 
@@ -56,11 +62,40 @@ def test_grid_shapes():
     assert registry.get("sgemm_naive_strided").grid(100, 40) == (7, 3, 1)
     assert registry.get("sgemm_coalesced").grid(16, 128) == (2, 1, 1)
     assert registry.get("sgemm_register_blocking").grid(129, 4096) == (32, 2, 1)
+    assert registry.get("sgemm_warp_tiling").grid(129, 4096) == (16, 2, 1)   # 128 x 256 block tiles
+    assert registry.get("sgemm_warp_tiling").block == (256, 1)
 
 
 def test_static_shared_memory_under_48k():
     for spec in registry.KERNELS.values():
         assert spec.static_smem <= registry.STATIC_SMEM_LIMIT, spec.name
+
+
+SM90_SMEM_PER_SM = 228 * 1024      # shared memory of one H100 SM
+SM90_SMEM_PER_BLOCK = 227 * 1024   # the most one block may ask for (after opting in)
+
+
+def test_dynamic_shared_memory_fits_the_blocks_per_sm_the_kernels_are_built_for():
+    l5 = registry.get("sgemm_async_copy_vec")
+    assert l5.dynamic_smem == registry.level5_smem(registry.LEVEL5)
+    assert 2 * (l5.dynamic_smem + 1024) <= SM90_SMEM_PER_SM     # two blocks per SM, as in Levels 3-4
+    l6 = registry.get("sgemm_warp_tiling")
+    assert l6.dynamic_smem == registry.level6_smem(registry.LEVEL6) <= SM90_SMEM_PER_BLOCK
+    assert l6.threads == registry.level6_threads(registry.LEVEL6) == 256
+
+
+def _macro_defaults(file: str, prefix: str) -> dict:
+    text = source.read_source(file)
+    return {m.group(1): int(m.group(2))
+            for m in re.finditer(rf"#ifndef {prefix}(\w+)\n#define {prefix}\w+ (\d+)\n#endif", text)}
+
+
+def test_tuned_shapes_in_the_sources_match_the_registry():
+    """The .cu macro defaults are what the registry (and so the launcher) assumes."""
+    l5 = _macro_defaults("sgemm_async_copy.cu", "L5_")
+    assert {k: l5[k] for k in registry.LEVEL5} == registry.LEVEL5
+    l6 = _macro_defaults("sgemm_warp_tiling.cu", "L6_")
+    assert {k: l6[k] for k in registry.LEVEL6} == registry.LEVEL6
 
 
 def test_flop_and_byte_counts():
@@ -105,9 +140,9 @@ def test_plan_accepts_valid_input():
     (lambda a, b, c: (op("A", (0, 32)), b, c), "0보다"),
     (lambda a, b, c: (a, op("B", (31, 48), ptr=1 << 24), c), "shape mismatch"),
     (lambda a, b, c: (a, b, op("C", (64, 47), ptr=1 << 28)), "C의 shape"),
-    (lambda a, b, c: (op("A", (64, 32), strides=(128, 8)), b, c), "column stride"),
-    (lambda a, b, c: (op("A", (64, 32), strides=(64, 4)), b, c), "leading dimension"),
     (lambda a, b, c: (a, b, op("C", (64, 48), ptr=a.ptr)), "aliasing"),
+    (lambda a, b, c: (a, b, op("C", (64, 48), strides=(0, 4), ptr=1 << 28)), "같은 메모리"),
+    (lambda a, b, c: (a, b, op("C", (64, 48), strides=(64, 4), ptr=1 << 28)), "같은 메모리"),
 ])
 def test_plan_refuses_bad_input_with_a_clear_message(mutate, pattern):
     a, b, c = mutate(*operands())
@@ -125,18 +160,61 @@ def test_plan_refuses_beta_without_c_and_non_numeric_scalars():
         plan(NAIVE, a, b, None, 1.0, "0.5")
 
 
-def test_vec4_rules():
-    a, b, c = operands(M=65, N=48, K=32)
-    assert plan(VEC, a, b, c).grid == (1, 1, 1)
+REQUIRED_SHAPES = [(1, 1, 1), (7, 5, 3), (33, 65, 17), (1000, 1023, 1025), (129, 257, 63)]
+
+
+@pytest.mark.parametrize("name", sorted(registry.KERNELS))
+@pytest.mark.parametrize("offset", [0, 4])
+def test_no_kernel_refuses_the_required_shapes(name, offset):
+    """Every kernel takes these shapes, also with every pointer 4 bytes past an aligned address."""
+    spec = registry.get(name)
+    for M, N, K in REQUIRED_SHAPES:
+        a = op("A", (M, K), ptr=(1 << 20) + offset)
+        b = op("B", (K, N), ptr=(1 << 34) + offset)
+        c = op("C", (M, N), ptr=(1 << 40) + offset)
+        for p in (plan(spec, a, b, c, 1.0, 0.5), plan(spec, a, b, None)):
+            assert (p.M, p.N, p.K) == (M, N, K)
+            assert p.kernel_N % 4 == 0 or not spec.vec4
+            if not spec.vec4:
+                assert not p.staged, name   # row-major operands need no staging without float4
+
+
+def test_staging_decisions():
+    l6 = registry.get("sgemm_warp_tiling")
+    l4 = registry.get("sgemm_double_buffer")
+    a, b, c = operands(M=64, N=48, K=32)
+    assert not plan(l6, a, b, c).staged and not plan(l4, a, b, c).staged
+    # K not a multiple of 4: Level 4 reads A (and pads K) through float4; Level 6 copies A 4 bytes at a time.
+    a, b, c = operands(M=64, N=48, K=30)
+    p4, p6 = plan(l4, a, b, c), plan(l6, a, b, c)
+    assert p4.staged_operands == ("A", "B") and p4.kernel_K == 32 and p4.lda == 32
+    assert not p6.staged and p6.kernel_K == 30
+    # N not a multiple of 4: B and C are padded to 52 columns; C is copied back.
     a, b, c = operands(M=64, N=50, K=32)
-    with pytest.raises(KernelInputError, match="N = 50"):
-        plan(VEC, a, b, c)
+    p6 = plan(l6, a, b, c)
+    assert p6.staged_operands == ("B", "C") and p6.kernel_N == 52 and (p6.ldb, p6.ldc) == (52, 52)
+    assert p6.grid == l6.grid(64, 52)
+    assert all("N(50)" in s.reason for s in p6.staged)
+    # A misaligned B: only B is staged.
     a, b, c = operands()
-    misaligned = Operand("B", b.shape, b.dtype, b.strides, b.ptr + 4, b.nbytes)
-    with pytest.raises(KernelInputError, match="16바이트"):
-        plan(VEC, a, misaligned, c)
-    # The same shapes are fine for a kernel without float4 loads.
-    assert plan(NAIVE, a, misaligned, c).M == 64
+    shifted = Operand("B", b.shape, b.dtype, b.strides, b.ptr + 4, b.nbytes)
+    p6 = plan(l6, a, shifted, c)
+    assert p6.staged_operands == ("B",) and "16바이트" in p6.staged[0].reason
+    # Without float4 nothing about alignment matters.
+    assert not plan(NAIVE, a, shifted, c).staged
+
+
+def test_non_row_major_operands_are_copied_not_refused():
+    a, b, c = operands(M=64, N=48, K=32)
+    transposed = Operand("A", (64, 32), np.dtype(np.float32), (4, 256), a.ptr, a.nbytes)   # a column-major view
+    p = plan(NAIVE, transposed, b, c)
+    assert p.staged_operands == ("A",) and p.lda == 32 and "row-major" in p.staged[0].reason
+    strided_cols = Operand("B", (32, 48), np.dtype(np.float32), (384, 8), b.ptr, 2 * b.nbytes)
+    assert plan(NAIVE, a, strided_cols, c).staged_operands == ("B",)
+    c_t = Operand("C", (64, 48), np.dtype(np.float32), (4, 256), c.ptr, c.nbytes)
+    assert plan(registry.get("sgemm_warp_tiling"), a, b, c_t).staged_operands == ("C",)
+    single_row = Operand("A", (1, 32), np.dtype(np.float32), (4, 4), a.ptr, 128)   # any row stride is fine
+    assert not plan(NAIVE, single_row, b, op("C", (1, 48), ptr=1 << 28)).staged
 
 
 def test_int32_and_grid_limits():
@@ -171,7 +249,7 @@ def test_no_kernel_spills_and_shared_memory_matches(summaries, arch):
     for name, spec in registry.KERNELS.items():
         s = summaries[(name, arch)]
         assert s.spills == 0 and s.local_bytes == 0, f"{name} spills on {arch}"
-        reserved = RESERVED_SMEM[arch] if spec.static_smem else 0
+        reserved = RESERVED_SMEM[arch] if spec.static_smem or spec.dynamic_smem else 0
         assert s.smem_static == spec.static_smem, name
         assert s.smem_reported - reserved == spec.static_smem, name
 
@@ -196,7 +274,16 @@ def test_tiled_inner_loop_and_ptx_variant_give_identical_ffma(summaries, arch):
     plain, ptx = summaries[("sgemm_tiled", arch)], summaries[("sgemm_tiled_ptx", arch)]
     assert plain.lds_widths and plain.ffma >= 16   # 16 FMAs per tile, unrolled
     assert plain.ffma == ptx.ffma
-    assert plain.counts == ptx.counts
+    # The same instructions; only the denormal mode differs: CuPy compiles C++ with -ftz=true (FFMA.FTZ),
+    # while the inline PTX fma.rn.f32 asks for IEEE denormals (FFMA).
+    def without_ftz(counts):
+        out = Counter()
+        for op, n in counts.items():
+            out[op.replace(".FTZ", "")] += n
+        return out
+
+    assert without_ftz(plain.counts) == without_ftz(ptx.counts)
+    assert "FFMA.FTZ" in plain.counts and "FFMA" in ptx.counts
 
 
 @pytest.mark.parametrize("arch", ARCHS)
@@ -211,20 +298,49 @@ def test_register_blocking_micro_kernel(summaries, arch):
 
 @pytest.mark.parametrize("arch", ARCHS)
 def test_async_copy_uses_ldgsts_and_no_register_staging(summaries, arch):
-    for name in ("sgemm_async_copy", "sgemm_async_copy_vec"):
+    for name in ("sgemm_async_copy", "sgemm_async_copy_vec", "sgemm_warp_tiling"):
         s = summaries[(name, arch)]
         assert s.ldgsts > 0 and s.ldgdepbar > 0 and s.depbar > 0, name
         assert not s.sts_widths, f"{name} stores tiles through registers"
-        assert s.registers <= 128
+        assert set(s.lds_widths) == {"128"}, f"{name} reads shared memory other than as LDS.128"
+    for name in ("sgemm_async_copy", "sgemm_async_copy_vec"):
+        assert summaries[(name, arch)].registers <= 128, name   # two 256-thread blocks per SM
     four = summaries[("sgemm_async_copy", arch)].counts
     sixteen = summaries[("sgemm_async_copy_vec", arch)].counts
     assert any(op.startswith("LDGSTS") and not op.endswith(".128") for op in four)
+    assert not any(op.startswith("LDGSTS") and op.endswith(".128") for op in four)
+    # A still arrives in 4-byte copies (it must be transposed), B in 16-byte .cg (BYPASS) copies.
+    assert any(op.startswith("LDGSTS") and not op.endswith(".128") for op in sixteen)
     assert any(op.startswith("LDGSTS") and "BYPASS" in op and op.endswith(".128") for op in sixteen)
+    assert summaries[("sgemm_async_copy", arch)].ldgsts > summaries[("sgemm_async_copy_vec", arch)].ldgsts
+
+
+def _ffma_share_per_k_step(s) -> float:
+    """FFMA per shared load: the micro-kernel's ratio (64:4 for 8 x 8, 128:6 for 8 x 16)."""
+    return s.ffma / s.lds_widths["128"]
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_warp_tiling_micro_kernel(summaries, arch):
+    l6, l5 = summaries[("sgemm_warp_tiling", arch)], summaries[("sgemm_async_copy_vec", arch)]
+    cfg = registry.LEVEL6
+    assert l6.registers <= 255 and l6.registers > 128 + 24   # 128 accumulators + fragments: one block per SM
+    assert l6.ffma >= cfg["BK"] * cfg["TM"] * cfg["TN"]       # one whole K tile unrolled
+    assert any(op.startswith("LDGSTS") and "BYPASS" in op and op.endswith(".128") for op in l6.counts)
+    assert _ffma_share_per_k_step(l6) > _ffma_share_per_k_step(l5) > 15
 
 
 def test_async_copy_fallback_below_sm80_uses_ldg_sts():
-    s = sass.summarize("sgemm_async_copy_vec", "sm_75")
-    assert s.ldgsts == 0 and s.ldg_128 > 0 and s.sts_widths.get("128", 0) > 0
+    for name in ("sgemm_async_copy_vec", "sgemm_warp_tiling"):
+        s = sass.summarize(name, "sm_75")
+        assert s.ldgsts == 0 and s.ldg_128 > 0 and s.sts_widths.get("128", 0) > 0, name
+        assert s.ldg_32 > 0 and s.sts_widths.get("32", 0) > 0, name   # A: 4-byte loads and stores
+
+
+def test_ahead_of_time_compile_matches_cupy_options():
+    """CuPy compiles with -ftz=true; the SASS shown without a GPU must be compiled the same way."""
+    assert "-ftz=true" in compiler.AOT_EXTRA_OPTIONS
+    assert any(op.startswith("FFMA.FTZ") for op in sass.summarize("sgemm_tiled", "sm_90").counts)
 
 
 def test_not_unrolling_the_micro_kernel_moves_the_accumulators_to_local_memory():

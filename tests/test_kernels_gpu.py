@@ -1,36 +1,64 @@
-"""GPU suite: every kernel against cuBLAS (run on a GPU machine with `make gpu-test`)."""
+"""GPU suite: every kernel against cuBLAS (run on a GPU machine with `make gpu-test`).
+
+Every kernel takes every shape: random shapes in random layouts (contiguous, padded rows, a start
+4 bytes past an aligned address, transposed views), the issue's required shapes with and without
+that offset, alpha/beta mixes, NaN-poisoned C with beta = 0, and pipeline tails.
+"""
 from __future__ import annotations
 
+import random
 import zlib
 
 import pytest
 
 from kernels import registry
 from kernels.__main__ import random_shapes
-from kernels.check import ALPHA_BETA_CASES, awkward_shapes, check
+from kernels.check import ALPHA_BETA_CASES, REQUIRED_SHAPES, awkward_shapes, check
 
 pytestmark = pytest.mark.gpu
 
-RANDOM_SHAPES_PER_KERNEL = 16   # x 13 kernels = 208 random shapes in total
+RANDOM_SHAPES_PER_KERNEL = 200   # x 14 kernels
 ALL = sorted(registry.KERNELS)
+LAYOUTS = ({}, {"ld_pad": 3}, {"ld_pad": 4}, {"offset": 1}, {"transposed": True}, {"offset": 1, "ld_pad": 5})
 
 
-def _assert_ok(r):
-    assert r.non_finite == 0, f"{r.kernel} {r.M}x{r.N}x{r.K}: {r.non_finite} NaN/Inf outputs (unwritten or C read with beta=0)"
-    assert r.ok, f"{r.kernel} {r.M}x{r.N}x{r.K} alpha={r.alpha} beta={r.beta}: rel.err {r.rel_error:.2e}"
+def _assert_ok(r, layout=None):
+    where = f"{r.kernel} {r.M}x{r.N}x{r.K} alpha={r.alpha} beta={r.beta} layout={layout or {}}"
+    assert r.non_finite == 0, f"{where}: {r.non_finite} NaN/Inf outputs (unwritten or C read with beta=0)"
+    assert r.ok, f"{where}: rel.err {r.rel_error:.2e}"
+
+
+def _failures(results) -> str:
+    bad = [(r, layout) for r, layout in results if not r.ok or r.non_finite]
+    return "; ".join(f"{r.M}x{r.N}x{r.K} a={r.alpha} b={r.beta} {layout}: err {r.rel_error:.1e} "
+                     f"nonfinite {r.non_finite}" for r, layout in bad[:5])
 
 
 @pytest.mark.parametrize("name", ALL)
-def test_random_shapes(name):
-    spec = registry.get(name)
-    for i, (M, N, K) in enumerate(random_shapes(RANDOM_SHAPES_PER_KERNEL, spec.vec4, seed=zlib.crc32(name.encode()) % 1000)):
-        _assert_ok(check(name, M, N, K, seed=100 + i))
+def test_random_shapes_and_layouts(name):
+    """200 random shapes per kernel, each with a random layout and alpha/beta pair."""
+    seed = zlib.crc32(name.encode()) % 1000
+    rng = random.Random(seed)
+    results = []
+    for i, (M, N, K) in enumerate(random_shapes(RANDOM_SHAPES_PER_KERNEL, seed)):
+        layout = rng.choice(LAYOUTS)
+        alpha, beta = rng.choice(ALPHA_BETA_CASES)
+        results.append((check(name, M, N, K, alpha, beta, seed=100 + i, **layout), layout))
+    assert not _failures(results), f"{name}: " + _failures(results)
+
+
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("offset", [0, 1])
+def test_required_shapes(name, offset):
+    """The issue's shapes, also with every pointer 4 bytes past an aligned address."""
+    for i, (M, N, K) in enumerate(REQUIRED_SHAPES):
+        _assert_ok(check(name, M, N, K, seed=200 + i, offset=offset), {"offset": offset})
 
 
 @pytest.mark.parametrize("name", ALL)
 def test_awkward_shapes(name):
-    for i, (M, N, K) in enumerate(awkward_shapes(registry.get(name))):
-        _assert_ok(check(name, M, N, K, seed=200 + i))
+    for i, (M, N, K) in enumerate(awkward_shapes()):
+        _assert_ok(check(name, M, N, K, seed=300 + i))
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -41,10 +69,17 @@ def test_alpha_beta(name, alpha, beta):
 
 @pytest.mark.parametrize("name", ALL)
 def test_leading_dimension_views(name):
-    """A, B and C as views into wider buffers (lda > K, ldb > N, ldc > N)."""
-    pad = 4 if registry.get(name).vec4 else 3
-    _assert_ok(check(name, 67, 132, 36, seed=11, ld_pad=pad))
-    _assert_ok(check(name, 67, 132, 36, alpha=0.5, beta=-1.0, seed=12, ld_pad=pad))
+    """A, B and C as views into wider buffers (lda > K, ldb > N, ldc > N), aligned and not."""
+    for pad in (3, 4):
+        _assert_ok(check(name, 67, 132, 36, seed=11, ld_pad=pad), {"ld_pad": pad})
+        _assert_ok(check(name, 67, 132, 36, alpha=0.5, beta=-1.0, seed=12, ld_pad=pad), {"ld_pad": pad})
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_transposed_views(name):
+    """Column-major views (a transpose) are copied, not refused; C is written back through its view."""
+    _assert_ok(check(name, 45, 70, 33, seed=13, transposed=True), {"transposed": True})
+    _assert_ok(check(name, 45, 70, 33, alpha=2.0, beta=0.5, seed=14, transposed=True), {"transposed": True})
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -52,11 +87,12 @@ def test_large_square(name):
     _assert_ok(check(name, 1024, 1024, 1024, seed=3))
 
 
-@pytest.mark.parametrize("name", ["sgemm_async_copy", "sgemm_async_copy_vec", "sgemm_double_buffer"])
-@pytest.mark.parametrize("K", [4, 8, 12, 16, 20, 24, 32, 40])
-def test_pipeline_tails(name, K):
-    """1 to 5 K tiles: the prologue and the tail of the pipeline are all that run."""
-    _assert_ok(check(name, 130, 132, K, seed=K))
+@pytest.mark.parametrize("name", ["sgemm_async_copy", "sgemm_async_copy_vec", "sgemm_warp_tiling",
+                                  "sgemm_double_buffer"])
+def test_pipeline_tails(name):
+    """K from 1 to several K tiles, with and without a partial tile: prologue, tail and partial tile."""
+    for K in (1, 3, 4, 8, 12, 16, 24, 31, 32, 33, 40, 63, 64, 65, 96, 97, 128, 129, 200):
+        _assert_ok(check(name, 130, 260, K, seed=K))
 
 
 def test_beta_zero_never_reads_c():
@@ -64,6 +100,26 @@ def test_beta_zero_never_reads_c():
     for name in ALL:
         r = check(name, 128, 128, 64, alpha=1.0, beta=0.0, seed=5)
         assert r.non_finite == 0, name
+
+
+def test_staged_path_is_reported_and_direct_path_is_not():
+    import cupy
+
+    from kernels import launch
+
+    A = cupy.ones((64, 33), dtype=cupy.float32)
+    B = cupy.ones((33, 30), dtype=cupy.float32)
+    staged = launch.prepare("sgemm_warp_tiling", A, B)
+    assert set(staged.staged) == {"B", "C"} and staged.plan.kernel_N == 32
+    C = staged()
+    assert C.shape == (64, 30) and C.flags.c_contiguous
+    assert float(abs(C - 33.0).max()) == 0.0
+    direct = launch.prepare("sgemm_warp_tiling", cupy.ones((64, 32), dtype=cupy.float32),
+                            cupy.ones((32, 32), dtype=cupy.float32))
+    assert direct.staged == ()
+    for name in ALL:
+        if not registry.get(name).vec4:
+            assert launch.prepare(name, A, B).staged == (), name
 
 
 def test_launch_errors_on_gpu():
@@ -77,16 +133,14 @@ def test_launch_errors_on_gpu():
         run("sgemm_naive", A.astype(cupy.float64), B)
     with pytest.raises(KernelInputError, match="shape"):
         run("sgemm_naive", A, B[:16])
-    with pytest.raises(KernelInputError, match="16바이트"):
-        buf = cupy.ones(64 * 33, dtype=cupy.float32)[1:1 + 64 * 32].reshape(64, 32)
-        run("sgemm_coalesced", buf, B)
-    with pytest.raises(KernelInputError, match="4의 배수"):
-        run("sgemm_register_blocking", cupy.ones((8, 6), dtype=cupy.float32), cupy.ones((6, 8), dtype=cupy.float32))
     with pytest.raises(KernelInputError, match="aliasing"):
         sq = cupy.ones((32, 32), dtype=cupy.float32)
         run("sgemm_tiled", sq, sq, sq)
     with pytest.raises(KernelInputError, match="beta"):
         run("sgemm_tiled", A, B, None, beta=1.0)
+    with pytest.raises(KernelInputError, match="같은 메모리"):
+        broadcast = cupy.broadcast_to(cupy.zeros((1, 64), dtype=cupy.float32), (64, 64))
+        run("sgemm_tiled", A, B, broadcast)
 
 
 def test_second_bench_compiles_nothing():
@@ -100,6 +154,14 @@ def test_second_bench_compiles_nothing():
     assert all(r.rel_error is not None and r.rel_error < 1e-5 for r in rows)
 
 
+def test_bench_records_the_staged_path():
+    from kernels import bench
+
+    rows = bench.bench(["sgemm_warp_tiling"], [(255, 255, 255)], reps=2, warmup=1, show_progress=False)
+    row = next(r for r in rows if r.kernel == "sgemm_warp_tiling")
+    assert row.staged == ["B", "C"] and row.extra["kernel_only_ms"] > 0 and row.rel_error < 1e-5
+
+
 def test_resources_match_registry():
     from kernels import compiler
 
@@ -109,6 +171,7 @@ def test_resources_match_registry():
         assert res["registers"] <= 255
         assert res["smem_static"] >= spec.static_smem, name
         assert res["smem_static"] <= spec.static_smem + 1024, name   # sm_90 may add 1 KiB reserved
+        assert res["smem_dynamic"] == spec.dynamic_smem
 
 
 def test_peak_from_device_properties():

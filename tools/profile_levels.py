@@ -1,10 +1,13 @@
 """Record Nsight Compute profiles of every course kernel (and the figures module 10 reads).
 
-    python tools/profile_levels.py [--size 4096] [--out book/data/profiles.json]
+    python tools/profile_levels.py [--size 4096] [--out book/data/profiles.json] [--cublas]
+        [--kernel NAME ...] [--variant NAME:DEFINE=V,DEFINE=V ...]
 
 For each registry kernel it runs `ncu --clock-control none` on tools/ncu_one.py (two launches,
-the second is profiled) and keeps the metrics below, with the provenance of the run. If ncu is not
-permitted on a machine (ERR_NVGPUCTRPERM), the script says so and writes nothing.
+the second is profiled) and keeps the metrics below, with the provenance of the run. --cublas adds
+cuBLAS's own SGEMM kernel and --variant a kernel recompiled with defines; both go under the key
+"reference" (the key "kernels" keeps exactly the registry's kernels). If ncu is not permitted on a
+machine (ERR_NVGPUCTRPERM), the script says so and writes nothing.
 """
 from __future__ import annotations
 
@@ -64,6 +67,11 @@ METRICS = {
     "l2_pct": "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
     "l1_hit_rate_pct": "l1tex__t_sector_hit_rate.pct",
     "l2_hit_rate_pct": "lts__t_sector_hit_rate.pct",
+    # Launch shape (cuBLAS's is not known in advance) and the SM clock during the kernel.
+    "grid_size": "launch__grid_size",
+    "block_size": "launch__block_size",
+    "smem_dynamic": "launch__shared_mem_per_block_dynamic",
+    "sm_clock_hz": "sm__cycles_elapsed.avg.per_second",
 }
 
 
@@ -74,11 +82,13 @@ def _number(text: str) -> float | None:
         return None
 
 
-def profile(name: str, size: int) -> dict:
+def profile(name: str, size: int, defines: tuple = ()) -> dict:
+    """One kernel's metrics; name "cublas" profiles the library's SGEMM (any kernel named *gemm*)."""
     metrics = list(METRICS.values()) + [STALL_METRIC.format(s) for s in STALLS.values()]
-    cmd = ["ncu", "--clock-control", "none", "--kernel-name", name, "--launch-skip", "1", "--launch-count", "1",
+    target = "regex:gemm" if name == "cublas" else name
+    cmd = ["ncu", "--clock-control", "none", "--kernel-name", target, "--launch-skip", "1", "--launch-count", "1",
            "--csv", "--page", "raw", "--metrics", ",".join(metrics),
-           sys.executable, os.path.join(os.path.dirname(__file__), "ncu_one.py"), name, str(size)]
+           sys.executable, os.path.join(os.path.dirname(__file__), "ncu_one.py"), name, str(size), *defines]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     text = done.stdout
     if "ERR_NVGPUCTRPERM" in text + done.stderr:
@@ -89,8 +99,14 @@ def profile(name: str, size: int) -> dict:
         raise RuntimeError(f"ncu gave no data for {name}:\n{text[-2000:]}\n{done.stderr[-2000:]}")
     header, values = rows[0], rows[2]   # rows[1] holds the units
     raw = dict(zip(header, values))
-    out = {"kernel": name, "level": registry.get(name).level, "variant": registry.get(name).variant,
-           "M": size, "N": size, "K": size}
+    if name == "cublas":
+        out = {"kernel": "cublas", "level": None, "variant": "cuBLAS SGEMM (FP32)", "function": raw.get("Kernel Name")}
+    else:
+        spec = registry.get(name)
+        out = {"kernel": name, "level": spec.level, "variant": spec.variant}
+        if defines:
+            out["defines"] = dict(d.split("=", 1) for d in defines)
+    out.update({"M": size, "N": size, "K": size})
     for key, metric in METRICS.items():
         out[key] = _number(raw.get(metric, ""))
     out["stalls"] = {label: _number(raw.get(STALL_METRIC.format(suffix), "")) for label, suffix in STALLS.items()}
@@ -105,28 +121,43 @@ def profile(name: str, size: int) -> dict:
     return out
 
 
+def _print(row: dict) -> None:
+    top = sorted(((v or 0, k) for k, v in row["stalls"].items()), reverse=True)[:4]
+    label = row["kernel"] + (" " + ",".join(f"{k}={v}" for k, v in row.get("defines", {}).items()))
+    print(f"{label:<40} {row['duration_ms']:8.3f} ms regs {row['registers'] or 0:4.0f} issue {row['issue_active_pct'] or 0:5.1f}% "
+          f"fma {row['fma_pipe_pct'] or 0:5.1f}% occ {row['achieved_occupancy_pct'] or 0:5.1f}% "
+          f"top stalls {', '.join(f'{k} {v:.2f}' for v, k in top)}", flush=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--size", type=int, default=4096)
     ap.add_argument("--out", default=str(record.DATA_DIR / "profiles.json"))
-    ap.add_argument("--kernel", action="append")
+    ap.add_argument("--kernel", action="append", help="registry kernels (default: all)")
+    ap.add_argument("--variant", action="append", default=[], metavar="NAME:DEF=V,DEF=V")
+    ap.add_argument("--cublas", action="store_true", help="also profile cuBLAS's SGEMM kernel")
     args = ap.parse_args()
     if not shutil.which("ncu"):
         print("ncu(Nsight Compute)가 PATH에 없습니다.", file=sys.stderr)
         return 2
-    kernels = []
-    for name in args.kernel or list(registry.KERNELS):
-        row = profile(name, args.size)
-        kernels.append(row)
-        top = sorted(((v or 0, k) for k, v in row["stalls"].items()), reverse=True)[:3]
-        print(f"{name:<31} {row['duration_ms']:8.3f} ms SM {row['sm_pct']:5.1f}% mem {row['mem_pct']:5.1f}% "
-              f"occ {row['achieved_occupancy_pct']:5.1f}% sec/req {row['sectors_per_request'] or 0:5.2f} "
-              f"top stalls {', '.join(f'{k} {v:.2f}' for v, k in top)}", flush=True)
-    result = record.provenance(f"python tools/profile_levels.py --size {args.size}")
+    kernels, reference = [], []
+    for name in args.kernel if args.kernel is not None else list(registry.KERNELS):
+        kernels.append(profile(name, args.size))
+        _print(kernels[-1])
+    if args.cublas:
+        reference.append(profile("cublas", args.size))
+        _print(reference[-1])
+        print("   cuBLAS kernel:", reference[-1].get("function"), flush=True)
+    for v in args.variant:
+        name, _, defs = v.partition(":")
+        reference.append(profile(name, args.size, tuple(d for d in defs.split(",") if d)))
+        _print(reference[-1])
+    result = record.provenance("python tools/profile_levels.py " + " ".join(sys.argv[1:]))
     result["tool"] = subprocess.run(["ncu", "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
     result["ncu_options"] = "--clock-control none --launch-skip 1 --launch-count 1"
     result["stall_unit"] = "average warps stalled per issue-active cycle (smsp__average_warps_issue_stalled_*_per_issue_active.ratio)"
     result["kernels"] = kernels
+    result["reference"] = reference
     with open(args.out, "w", encoding="utf-8") as fh:
         json.dump(result, fh, indent=1, ensure_ascii=False)
     print(f"wrote {args.out}")
