@@ -78,6 +78,8 @@ def cmd_record(args) -> int:
     print(bench.format_table(result["rows"]))
     print("\nawkward shapes (staged operands, kernel alone on the padded buffers):")
     print(bench.format_table(result["awkward_rows"]))
+    for r in result["pairs"]:
+        print(f"  {r['new']} vs {r['old']} at {r['M']}^3 (alternating): {r['speedup']:.3f}x")
     for r in result["awkward_rows"]:
         if r.get("staged"):
             print(f"  {r['kernel']:<24} {r['M']}x{r['N']}x{r['K']}: staged {','.join(r['staged'])}, "

@@ -26,6 +26,29 @@ LARGE_MIN_LEVEL = 3
 AWKWARD_SHAPES = ((4095, 4095, 4095), (4096, 4096, 4095), (1000, 1023, 1025))
 AWKWARD_KERNELS = ("sgemm_coalesced", "sgemm_register_blocking", "sgemm_double_buffer", "sgemm_async_copy_vec",
                    "sgemm_warp_tiling")
+# Level against level, timed in direct alternation: robust to the slow drift that moves cuBLAS's own
+# time between two kernels' windows (each % of cuBLAS is measured in its own window).
+PAIRS = (("sgemm_async_copy_vec", "sgemm_double_buffer"), ("sgemm_async_copy", "sgemm_double_buffer"),
+         ("sgemm_warp_tiling", "sgemm_async_copy_vec"))
+PAIR_SIZES = (4096, LARGE_SIZE)
+
+
+def pairwise(reps: int) -> list[dict]:
+    """For each pair (new, old): both kernels timed in alternation; speedup = old time / new time."""
+    import cupy
+
+    from kernels import check, launch
+
+    out = []
+    for n in PAIR_SIZES:
+        A, B = check.random_matrix(n, n, 0), check.random_matrix(n, n, 1)
+        C = cupy.empty((n, n), dtype=cupy.float32)
+        for new, old in PAIRS:
+            run_new, run_old = launch.prepare(new, A, B, C), launch.prepare(old, A, B, C)
+            t_new, t_old = bench.interleaved_timings(run_new, run_old, warmup=3, reps=reps)
+            out.append({"new": new, "old": old, "M": n, "N": n, "K": n, "new_ms": t_new.median_ms,
+                        "old_ms": t_old.median_ms, "speedup": t_old.median_ms / t_new.median_ms, "reps": reps})
+    return out
 
 
 def git_commit() -> str | None:
@@ -109,6 +132,7 @@ def record(path: Path = BENCH_FILE, sizes=RECORD_SIZES, reps: int = 20, command:
     result["bandwidth_method"] = "device-to-device copy of 1 GiB, (read + written bytes) / median time"
     result["rows"] = [r.as_row() for r in rows]
     result["awkward_rows"] = [r.as_row() for r in awkward]
+    result["pairs"] = pairwise(reps)
     result["awkward_note"] = ("shapes whose N or K is not a multiple of 4: the launcher stages the listed operands "
                               "into zero-padded aligned buffers; median_ms includes those copies, kernel_only_ms "
                               "is the kernel alone on the padded buffers (timed separately, also beside cuBLAS)")

@@ -6,7 +6,8 @@ import json
 import pytest
 
 from kernels import registry
-from kernels.record import AWKWARD_KERNELS, AWKWARD_SHAPES, DATA_DIR, LARGE_MIN_LEVEL, LARGE_SIZE
+from kernels.record import (AWKWARD_KERNELS, AWKWARD_SHAPES, DATA_DIR, LARGE_MIN_LEVEL, LARGE_SIZE, PAIR_SIZES,
+                            PAIRS)
 
 PROVENANCE = ("device", "driver", "cuda_runtime", "cupy", "date", "command", "git_commit")
 ROW_FIELDS = ("kernel", "level", "variant", "M", "N", "K", "median_ms", "min_ms", "max_ms", "gflops", "gbs",
@@ -116,3 +117,13 @@ def test_level6_tuning_has_provenance_and_the_shipped_choice():
         assert all(r["rel_error"] < 1e-5 for r in entry["rows"]) and entry["awkward_rel_error"] < 1e-5
     best = max((e for e in data["configs"] if e["score"] is not None), key=lambda e: e["score"])
     assert best["config"] == data["chosen"]
+
+
+def test_pairwise_comparisons_were_timed_in_alternation():
+    data = load("benchmarks.json")
+    pairs = {(r["new"], r["old"], r["M"]) for r in data["pairs"]}
+    for n in PAIR_SIZES:
+        for new, old in PAIRS:
+            assert (new, old, n) in pairs
+    for r in data["pairs"]:
+        assert r["speedup"] == pytest.approx(r["old_ms"] / r["new_ms"])

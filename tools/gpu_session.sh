@@ -23,6 +23,13 @@ if [ "$mode" != quick ] && command -v compute-sanitizer >/dev/null; then
   done
 fi
 
-echo "== record (all kernels, 1024/2048/4096)"
-$PY -m kernels record 2>&1 | tee "$OUT/record.log" | tail -45
+echo "== record (all kernels at 1024/2048/4096, Levels 3-6 at 8192, awkward shapes, level pairs)"
+$PY -m kernels record 2>&1 | tee "$OUT/record.log" | tail -60
 cp book/data/benchmarks.json "$OUT/" 2>/dev/null || true
+
+if [ "$mode" != quick ]; then
+  echo "== tuners (Level 5 ring, Level 6 shape) and Nsight Compute profiles"
+  $PY tools/tune_async.py --out book/data/async_tuning.json > "$OUT/tune_async.log" 2>&1; tail -2 "$OUT/tune_async.log"
+  $PY tools/tune_level6.py --out book/data/level6_tuning.json > "$OUT/tune_level6.log" 2>&1; tail -1 "$OUT/tune_level6.log"
+  command -v ncu >/dev/null && $PY tools/profile_levels.py --cublas > "$OUT/profiles.log" 2>&1; tail -3 "$OUT/profiles.log"
+fi
