@@ -55,7 +55,7 @@ _BC = ("B", "C")         # A through 4-byte copies, B and C through float4
 # Level 5's ring and Level 6's shape, as tools/tune_async.py and tools/tune_level6.py chose them on
 # the H100 (book/data/async_tuning.json, book/data/level6_tuning.json). The .cu files carry the same
 # values as their macro defaults (a CPU test checks both).
-LEVEL5 = {"BK": 32, "STAGES": 3, "EARLY_BARRIER": 1}
+LEVEL5 = {"BK": 32, "STAGES": 2, "EARLY_BARRIER": 0}
 LEVEL6 = {"BM": 128, "BN": 256, "BK": 32, "WM": 64, "WN": 64, "TM": 8, "TN": 16, "STAGES": 4, "GROUP": 8,
           "FRAG_PREFETCH": 1, "ROLL": 0, "LANE_ORDER": 0, "SPREAD": 0, "MIN_BLOCKS": 1}
 

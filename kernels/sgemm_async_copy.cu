@@ -1,5 +1,6 @@
 // Level 5: asynchronous copies (cp.async, compute capability 8.0+) into a ring of
-// shared-memory stages (BK = 32, 3 stages by default, chosen by tools/tune_async.py).
+// shared-memory stages (BK = 32 and 2 stages by default, chosen by tools/tune_async.py: with
+// tiles this deep one tile of look-ahead already hides the copies; deeper rings measured no faster).
 //
 // cp.async copies global memory straight into shared memory without passing the data
 // through registers; a thread closes its copies into a group with commit_group and waits
@@ -15,9 +16,9 @@
 //   B is already in the layout the micro-kernel reads (Bs[k][n]), so 16-byte copies fit.
 //   With no registers spent on staging, the K tile can be 32 deep (4x Level 4's): the copies,
 //   the barrier and the loop control are spread over 4x as many FMAs. The ring then outgrows the
-//   48 KiB of static shared memory and lives in dynamic shared memory (99,840 B; 2 blocks per SM).
-//   The barrier of a tile sits before its last k step (EARLY_BARRIER), so that the first
-//   fragments of the next tile load while the last FMAs of this one run.
+//   48 KiB of static shared memory and lives in dynamic shared memory (2 stages: 66,560 B; two
+//   blocks per SM). With 3+ stages the barrier of a tile may move before its last k step
+//   (EARLY_BARRIER, measured by the tuner; Level 6 builds on it).
 // Variants:
 //   sgemm_async_copy       every copy 4 bytes (cp.async.ca), B too: 4x more B copy instructions
 //   sgemm_async_copy_vec   B in 16-byte copies (cp.async.cg), A in 4-byte copies
@@ -31,13 +32,13 @@
 #define L5_BK 32
 #endif
 #ifndef L5_STAGES
-#define L5_STAGES 3
+#define L5_STAGES 2
 #endif
 #ifndef L5_MIN_BLOCKS
 #define L5_MIN_BLOCKS 2
 #endif
 #ifndef L5_EARLY_BARRIER
-#define L5_EARLY_BARRIER 1
+#define L5_EARLY_BARRIER 0
 #endif
 
 namespace l5 {
@@ -55,8 +56,8 @@ template <bool VEC16>
 __device__ __forceinline__ void sgemm_async_copy_body(SGEMM_ARGS)
 {
     // [region: shared-ring]
-    // STAGES x (A tile + B tile). With BK = 32 and 3 stages the ring needs 3 x 32 x (132 + 128) x 4 B
-    // = 99,840 B: more than the 48 KiB a kernel may declare statically, so it lives in dynamic shared
+    // STAGES x (A tile + B tile). With BK = 32 and 2 stages the ring needs 2 x 32 x (132 + 128) x 4 B
+    // = 66,560 B: more than the 48 KiB a kernel may declare statically, so it lives in dynamic shared
     // memory (extern __shared__), sized at launch; two blocks still fit in an SM's 228 KiB.
     extern __shared__ __align__(16) float ring[];
     float (*As)[l5::TILE_A] = reinterpret_cast<float (*)[l5::TILE_A]>(ring);   // As[stage][k * PITCH_A + m]
@@ -115,12 +116,13 @@ __device__ __forceinline__ void sgemm_async_copy_body(SGEMM_ARGS)
         outer_product_8x8<false>(acc, a[0], b[0]);
         cp_async_wait<l5::STAGES - 3>();  // tile kt + 1 has landed (for this thread) ...
         __syncthreads();                  // ... for all, and all have read tile kt - 1
+        stage = (stage + 1 == l5::STAGES) ? 0 : stage + 1;
+        // The first fragments of tile kt + 1 before the copies, so that they do not queue behind them.
+        load_fragments_8x8<l5::PITCH_A, rb::BN>(As[stage], Bs[stage], 0, tx, ty, a[0], b[0]);
         if (kt + l5::STAGES - 1 < num_tiles)
             copy.issue_whole_tile(as0 + refill * STAGE_A_BYTES, bs0 + refill * STAGE_B_BYTES, A, B, K);
         cp_async_commit();
-        stage = (stage + 1 == l5::STAGES) ? 0 : stage + 1;
         refill = (refill + 1 == l5::STAGES) ? 0 : refill + 1;
-        load_fragments_8x8<l5::PITCH_A, rb::BN>(As[stage], Bs[stage], 0, tx, ty, a[0], b[0]);
         outer_product_8x8<false>(acc, a[1], b[1]);
     }
 #else
