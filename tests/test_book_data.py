@@ -115,8 +115,11 @@ def test_level6_tuning_has_provenance_and_the_shipped_choice():
     for entry in data["configs"]:
         assert {r["M"] for r in entry["rows"]} == {2048, 4096, 8192}
         assert all(r["rel_error"] < 1e-5 for r in entry["rows"]) and entry["awkward_rel_error"] < 1e-5
-    best = max((e for e in data["configs"] if e["score"] is not None), key=lambda e: e["score"])
-    assert best["config"] == data["chosen"]
+    scored = [e for e in data["configs"] if e["score"] is not None]
+    best = max(scored, key=lambda e: e["score"])
+    chosen = next(e for e in scored if e["config"] == data["chosen"])
+    # The shipped shape is the best, or within the recorded keep margin of it (run-to-run noise).
+    assert best["score"] <= chosen["score"] * (1 + data["keep_margin"])
 
 
 def test_pairwise_comparisons_were_timed_in_alternation():

@@ -28,6 +28,10 @@ SIZES = (2048, 4096, 8192)
 BAR_SIZES = (4096, 8192)
 REPS = {2048: 40, 4096: 30, 8192: 12}
 VARIANTS = ("sgemm_async_copy", "sgemm_async_copy_vec")
+# The shipped ring stays unless another one is faster against Level 4 by more than this (the spread of
+# repeated alternated timings): smaller differences would re-pick at random from run to run.
+KEEP_MARGIN = 0.02
+SHIPPED = (registry.LEVEL5["BK"], registry.LEVEL5["STAGES"], registry.LEVEL5["EARLY_BARRIER"])
 
 
 def against_level4(spec, defines: dict, smem: int, n: int) -> float:
@@ -83,6 +87,8 @@ def main() -> int:
             key = (r["BK"], r["STAGES"], r["EARLY_BARRIER"])
             best.setdefault(key, []).append(r["vs_level4"])
     chosen = max(best, key=lambda k: min(best[k])) if best else None
+    if chosen and SHIPPED in best and min(best[chosen]) <= min(best[SHIPPED]) * (1 + KEEP_MARGIN):
+        chosen = SHIPPED
     print("chosen (fastest against Level 4 at the worse of 4096^3 and 8192^3, 16-byte variant): "
           "BK={} STAGES={} EARLY_BARRIER={}".format(*chosen)
           if chosen else "chosen: none")
@@ -92,7 +98,9 @@ def main() -> int:
         result["rows"] = rows
         result["rule"] = ("16-byte variant with the highest speed-up over Level 4 (vs_level4: the two timed in "
                           "direct alternation) at the worse of 4096^3 and 8192^3, the sizes of the bar; rel. error "
-                          "< 1e-5, no local memory")
+                          "< 1e-5, no local memory; the shipped ring stays unless another is more than "
+                          f"{KEEP_MARGIN:.0%} faster")
+        result["keep_margin"] = KEEP_MARGIN
         result["chosen"] = dict(zip(("BK", "STAGES", "EARLY_BARRIER"), chosen)) if chosen else None
         with open(args.out, "w", encoding="utf-8") as fh:
             json.dump(result, fh, indent=1, ensure_ascii=False)

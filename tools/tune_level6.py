@@ -26,6 +26,9 @@ SIZES = (2048, 4096, 8192)
 REPS = {2048: 40, 4096: 30, 8192: 12}
 BARS = {2048: 95.0, 4096: 100.0, 8192: 100.0}
 BASE = dict(registry.LEVEL6)
+# The shipped shape stays unless another one beats its score by more than this: cuBLAS's own median
+# moves by up to 4% between windows of one run, so smaller differences would re-pick at random.
+KEEP_MARGIN = 0.02
 
 
 def cfg(**changes) -> dict:
@@ -113,13 +116,18 @@ def main() -> int:
     ok = [e for e in results if e["score"] is not None and e["awkward_rel_error"] < check.REL_TOLERANCE
           and all(r["rel_error"] < check.REL_TOLERANCE and r["local_bytes"] == 0 for r in e["rows"])]
     best = max(ok, key=lambda e: e["score"]) if ok else None
+    shipped = next((e for e in ok if e["config"] == BASE), None)
+    if best and shipped and best["score"] <= shipped["score"] * (1 + KEEP_MARGIN):
+        best = shipped
     if best:
         print("chosen:", json.dumps(best["config"]), f"score {best['score']:.3f}")
     if args.out:
         result = record.provenance("python tools/tune_level6.py --out " + args.out)
         result["rule"] = ("highest min over sizes of pct_cublas / bar, bars " +
                           ", ".join(f"{n}^3: {b:.0f}%" for n, b in BARS.items()) +
-                          "; only configurations with rel. error < 1e-5 everywhere and no local memory")
+                          "; only configurations with rel. error < 1e-5 everywhere and no local memory; the shipped "
+                          f"configuration stays unless another scores more than {KEEP_MARGIN:.0%} higher")
+        result["keep_margin"] = KEEP_MARGIN
         result["reps"] = {str(k): v for k, v in REPS.items()}
         result["configs"] = results
         result["chosen"] = best["config"] if best else None
