@@ -462,7 +462,7 @@ def figure(model="ii", benchmarks=None, profiles=None, data_dir=None, size=None,
                                                           fig.data)]},
                              {"title.text": _roofline_title(roof, m)}]}
                    for m in available]
-        menus.append({"type": "buttons", "direction": "right",
+        menus.append({"name": "산술 강도 모델", "type": "buttons", "direction": "right",
                       "active": available.index(active), "buttons": buttons,
                       "x": 1.0, "y": 1.02, "xanchor": "right", "yanchor": "bottom"})
     fig.update_layout(
@@ -533,6 +533,18 @@ def _points_html(points: list[RooflinePoint], roof: DeviceRoof, cublas) -> str:
             "<th>이 AI의 지붕</th><th>cuBLAS 대비</th></tr>" + "".join(rows) + "</table>")
 
 
+ROOFLINE_TOOLTIPS = {
+    "model": "산술 강도(arithmetic intensity) 모델: 점의 x 위치를 어떻게 셀지",
+    "ai": "지붕을 읽을 산술 강도 (FLOP/B)",
+}
+OCCUPANCY_TOOLTIPS = {
+    "threads_per_block": "블록당 스레드 수",
+    "registers_per_thread": "스레드당 레지스터 수",
+    "smem_per_block": "블록당 공유 메모리 (바이트)",
+    "arch": "GPU 아키텍처 (compute capability): SM당 자원 한도",
+}
+
+
 def widget(model="ii", ai=8.0, data_dir=None):
     """ipywidgets view: pick an AI model and query the roofs at any AI."""
     import ipywidgets as widgets
@@ -558,7 +570,7 @@ def widget(model="ii", ai=8.0, data_dir=None):
             lines.append(_points_html(pts, roof, cublas_gflops(benchmarks)))
         return "".join(lines)
 
-    return live_widget(controls, render, "시뮬레이션 10 (a): 루프라인(roofline)")
+    return live_widget(controls, render, "시뮬레이션 10 (a): 루프라인(roofline)", ROOFLINE_TOOLTIPS)
 
 
 # ====================================================================================
@@ -705,7 +717,7 @@ def occupancy_widget(threads_per_block=256, registers_per_thread=128, smem_per_b
     }
     return live_widget(controls, lambda p: _occupancy_html(occupancy(
         p["threads_per_block"], p["registers_per_thread"], p["smem_per_block"], p["arch"])),
-        "시뮬레이션 10 (b): 점유율(occupancy) 계산기")
+        "시뮬레이션 10 (b): 점유율(occupancy) 계산기", OCCUPANCY_TOOLTIPS)
 
 
 # Named cases (course-spec A7, D5 and the Level 3–5 tiles); resources, not timings.
@@ -785,7 +797,7 @@ def occupancy_figure(arch="sm_90", smem_per_block=8192):
         yaxis2={"anchor": "x2", "type": "log", "range": [0, 2.1], "dtick": 1,
                 "title": {"text": "SM당 블록 수 (로그)"}},
         legend={"orientation": "h", "y": -0.3, "font": {"size": 11}},
-        updatemenus=[{"type": "buttons", "direction": "right",
+        updatemenus=[{"name": "아키텍처", "type": "buttons", "direction": "right",
                       "active": arch_keys.index(arch), "buttons": buttons,
                       "x": 0.0, "y": 1.03, "xanchor": "left", "yanchor": "bottom"}],
     )
