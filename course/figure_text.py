@@ -314,7 +314,7 @@ def tables_html(tables: list[dict], figure_id: str) -> str:
 
 _DASHES = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"]
 _SYMBOLS = ["circle", "square", "diamond", "triangle-up", "x", "cross", "star", "triangle-down"]
-_PATTERNS = ["", "/", "x", "\\", ".", "-", "|", "+"]
+_PATTERNS = ["/", "x", "\\", ".", "-", "|", "+"]
 
 
 def _series_key(trace: dict, index: int):
@@ -352,8 +352,10 @@ def _bar_update(trace: dict, rank: int) -> dict:
     marker = trace.get("marker") or {}
     if marker.get("pattern") or isinstance(marker.get("color"), (list, tuple)) or rank == 0:
         return {}
-    shape = _PATTERNS[rank % len(_PATTERNS)] or "/"
-    return {"marker": {"pattern": {"shape": shape, "fillmode": "overlay", "size": 7, "solidity": 0.3,
+    # The first series stays solid; then seven shapes, then the same shapes drawn finer (15 apart).
+    shape = _PATTERNS[(rank - 1) % len(_PATTERNS)]
+    size = 7 if rank <= len(_PATTERNS) else 4
+    return {"marker": {"pattern": {"shape": shape, "fillmode": "overlay", "size": size, "solidity": 0.3,
                                    "fgopacity": 0.55}}}
 
 

@@ -423,7 +423,7 @@ def figure(model="ii", benchmarks=None, profiles=None, data_dir=None, size=None,
             traces.append(go.Scatter(
                 x=[shown[id(p)] for p in pts], y=[p.gflops for p in pts], mode="markers",
                 marker={"size": 11, "color": LEVEL_COLOURS[level],
-                        "symbol": [_SYMBOLS[i % len(_SYMBOLS)] for i in range(len(pts))],
+                        "symbol": [_level_symbol(level, i) for i in range(len(pts))],
                         "line": {"width": 1, "color": "black"}},
                 hovertext=[_point_hover(p, roof, cublas) for p in pts],
                 hovertemplate="%{hovertext}<extra></extra>",
@@ -439,11 +439,12 @@ def figure(model="ii", benchmarks=None, profiles=None, data_dir=None, size=None,
         annotations.append({"x": math.log10(roof.ridge_ai), "y": math.log10(roof.peak_gflops),
                             "text": f"꺾임점(ridge) {roof.ridge_ai:.1f} FLOP/B",
                             "showarrow": True, "ax": 70, "ay": 70, "font": {"size": 11}})
+    # A muted grey that still reads at 6:1 on the plot background (WCAG 1.4.3 asks 4.5:1).
     annotations.append({"x": math.log10(A100_REFERENCE.ridge_ai),
                         "y": math.log10(A100_REFERENCE.peak_gflops),
                         "text": f"A100 참고 꺾임점 {A100_REFERENCE.ridge_ai:.1f}",
                         "showarrow": True, "ax": 40, "ay": 60, "font": {"size": 10,
-                                                                       "color": "#777777"}})
+                                                                       "color": "#595959"}})
     if not benchmarks:
         annotations.append(_note("기록된 벤치마크 결과(book/data/benchmarks.json)가 없어 "
                                  "지붕선만 표시합니다. GPU에서 벤치마크를 실행하면 점이 나타납니다."))
@@ -483,6 +484,13 @@ def figure(model="ii", benchmarks=None, profiles=None, data_dir=None, size=None,
 LEVEL_COLOURS = {0: "#440154", 1: "#414487", 2: "#2a788e", 3: "#22a884", 4: "#7ad151",
                  5: "#fde725"}
 _SYMBOLS = ["circle", "square", "diamond", "triangle-up", "cross", "star"]
+_VARIANT_FILLS = ["", "-open", "-dot", "-open-dot"]
+
+
+def _level_symbol(level: int, variant: int) -> str:
+    """Marker of a level's variant: the shape says the level (so levels differ without their colour),
+    the fill the variant within it."""
+    return _SYMBOLS[level % len(_SYMBOLS)] + _VARIANT_FILLS[variant % len(_VARIANT_FILLS)]
 
 
 def _dodged_x(points: list[RooflinePoint]) -> dict[int, float]:
