@@ -318,3 +318,12 @@ def test_reduced_motion_turns_transitions_off(browser, site_url):
         assert any(d != 0 for d in durations), "without the preference the figures keep plotly's transitions"
     finally:
         context.close()
+
+
+def test_copy_buttons_are_named_in_korean(page, site_url):
+    """sphinx-copybutton has no Korean; course/static/a11y.js gives its buttons Korean names."""
+    open_page(page, f"{site_url}/book/m04_naive.html")
+    page.wait_for_selector("button.copybtn", state="attached")
+    names = page.evaluate("""() => [...document.querySelectorAll('button.copybtn')].map(b =>
+        [b.querySelector('svg title') ? b.querySelector('svg title').textContent : '', b.dataset.tooltip])""")
+    assert names and all(n == ["클립보드에 복사", "복사"] for n in names), names[:3]
