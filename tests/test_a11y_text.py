@@ -164,3 +164,43 @@ def test_a_control_without_a_description_is_refused():
 
     with pytest.raises(KeyError):
         describe_controls({"m": w.IntText(description="M")}, {})
+
+
+def _luminance(colour: str) -> float:
+    colour = colour.lstrip("#")
+    if len(colour) == 3:
+        colour = "".join(c * 2 for c in colour)
+    channels = [int(colour[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(a: str, b: str) -> float:
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def _fonts(node, background):
+    """(font colour, the background it sits on) for every #rrggbb font colour in a figure's JSON;
+    an annotation with its own bgcolor sits on that."""
+    if isinstance(node, dict):
+        own = {"white": "#ffffff"}.get(node.get("bgcolor"), node.get("bgcolor"))
+        background = own if str(own or "").startswith("#") else background
+        colour = (node.get("font") or {}).get("color") if isinstance(node.get("font"), dict) else None
+        if isinstance(colour, str) and colour.startswith("#"):
+            yield colour, background
+        for value in node.values():
+            yield from _fonts(value, background)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _fonts(value, background)
+
+
+def test_text_drawn_in_figures_reads_at_4_5_to_1(site_dir):
+    """axe cannot see into plotly's SVG: the colours the figures choose for their text are checked
+    here, against white and the plot area's blue-grey (#e5ecf6) unless the label has its own background."""
+    for page, name, spec, _, _ in built_figures(site_dir):
+        for colour, background in _fonts({"layout": spec["layout"], "data": spec["data"]}, None):
+            grounds = [background] if background else ["#ffffff", "#e5ecf6"]
+            worst = min(contrast(colour, ground) for ground in grounds)
+            assert worst >= 4.5, f"{page}: {name}: text {colour} on {grounds} is {worst:.2f}:1"
