@@ -86,11 +86,21 @@ def axe_violations(page, axe_source) -> list[dict]:
     }""", WCAG_TAGS)
 
 
-def test_axe_finds_no_serious_or_critical_violation_on_any_page(page, browser, site_url, site_dir, axe_source):
+# The theme's light/dark switch keeps its choice in localStorage.
+DARK = "localStorage.setItem('mode', 'dark'); localStorage.setItem('theme', 'dark');"
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_axe_finds_no_serious_or_critical_violation_on_any_page(theme, browser, site_url, site_dir, axe_source):
     found = {}
     gated = {f"book/{load_settings().page(int(m))}.html" for m in load_settings().gates}
-    ungated = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ko-KR")
+    contexts = [browser.new_context(viewport={"width": 1280, "height": 900}, locale="ko-KR") for _ in range(2)]
+    main, ungated = contexts
     ungated.add_init_script(UNGATED)
+    for context in contexts:
+        if theme == "dark":
+            context.add_init_script(DARK)
+    page = main.new_page()
     try:
         for rel in all_pages(site_dir):
             for view, tab in [("", page)] + ([(" (gating off)", ungated.new_page())] if rel in gated else []):
@@ -98,11 +108,13 @@ def test_axe_finds_no_serious_or_critical_violation_on_any_page(page, browser, s
                 # Every disclosure open, so hidden code, answers and data tables are checked too.
                 tab.evaluate("""async () => { document.querySelectorAll('details').forEach(d => { d.open = true; });
                     await Promise.all(document.getAnimations().map(a => a.finished)); }""")   # myst-nb fades code in
+                assert tab.evaluate("document.documentElement.dataset.theme") == theme
                 violations = axe_violations(tab, axe_source)
                 if violations:
                     found[rel + view] = violations
     finally:
-        ungated.close()
+        for context in contexts:
+            context.close()
     assert gated and found == {}, json.dumps(found, ensure_ascii=False, indent=1)
 
 
