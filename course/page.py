@@ -20,6 +20,7 @@ import os
 import uuid
 from dataclasses import dataclass
 
+from course import figure_text
 from kernels import record, registry
 from kernels.device import gpu_available
 
@@ -53,16 +54,30 @@ def _safe_json(obj) -> str:
 
 
 def figure_html(fig, height: int | None = None) -> str:
-    """A div plus the figure as JSON; course/static/figures.js draws it with the site's plotly.js."""
+    """A div plus the figure as JSON; course/static/figures.js draws it with the site's plotly.js.
+
+    Around it, for readers who cannot see it: a Korean accessible name and a description generated
+    from the figure's data (course.figure_text), and, for a chart without controls, its data as
+    tables behind a "표로 보기" toggle. figures.js adds the keyboard controls of a simulator."""
     spec = fig.to_plotly_json()
     _trim_template(spec)
+    figure_text.apply_series_styles(spec.get("data", []))
     div_id = "fig-" + uuid.uuid4().hex[:12]
     h = height or spec.get("layout", {}).get("height") or 460
     payload = _safe_json({"data": spec.get("data", []), "layout": spec.get("layout", {}),
                           "frames": spec.get("frames", [])})
+    name = html.escape(figure_text.figure_name(spec))
+    description = html.escape(figure_text.figure_description(spec))
+    # The block is the figure for assistive technology: a Korean name, then the description as
+    # text. plotly's SVG (axis ticks, hover layers) is hidden from it; figures.js takes the mode
+    # bar out of the tab order and adds the keyboard controls of a simulator.
     return (
-        f'<div class="course-figure" id="{div_id}" style="width:100%;height:{int(h)}px"></div>'
+        f'<div class="course-figure-block" role="figure" aria-label="{name}">'
+        f'<div class="course-figure" id="{div_id}" aria-hidden="true" style="width:100%;height:{int(h)}px"></div>'
         f'<script type="application/json" id="{div_id}-spec">{payload}</script>'
+        f'<p class="course-figure-desc course-sr-only" id="{div_id}-desc">{description}</p>'
+        f"{figure_text.tables_html(figure_text.figure_tables(spec), div_id)}"
+        "</div>"
     )
 
 
@@ -86,7 +101,16 @@ def show(fig, widget_factory=None, height: int | None = None):
     elif widget_factory is not None:
         display(widget_factory())
     else:
+        _style_series(fig)
         display(fig)
+
+
+def _style_series(fig) -> None:
+    """The site's colour-independent series styles (marker, dash, pattern), on a live figure too."""
+    traces = [trace.to_plotly_json() for trace in fig.data]
+    for trace, update in zip(fig.data, figure_text.series_styles(traces)):
+        if update:
+            trace.update(update)
 
 
 def show_region(file: str, region: str, caption: str | None = None):
@@ -111,12 +135,15 @@ def table(rows: list[dict], columns: list[tuple[str, str]], caption: str = ""):
     """A small HTML table: columns are (key, Korean header) pairs; values are pre-formatted."""
     from IPython.display import display
 
-    head = "".join(f"<th>{html.escape(h)}</th>" for _, h in columns)
+    head = "".join(f'<th scope="col">{html.escape(h)}</th>' for _, h in columns)
     body = "".join(
         "<tr>" + "".join(f"<td>{html.escape(str(r.get(k, '')))}</td>" for k, _ in columns) + "</tr>" for r in rows
     )
     cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
-    markup = f'<table class="course-table">{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    # The scroll box is the wrapper, not the table: the theme's script makes it focusable when it
+    # overflows, so a wide table can be scrolled from the keyboard (WCAG 2.1.1).
+    markup = ('<div class="pst-scrollable-table-container course-table-scroll">'
+              f'<table class="course-table">{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>')
     display(StaticHTML(markup, caption))
 
 

@@ -60,6 +60,9 @@ def _drop_thebe(app, pagename, templatename, context, doctree):
 
 
 def setup(app):
+    from course import a11y_sphinx
+
+    a11y_sphinx.setup(app)   # accessible names for myst-nb's hidden-code toggles
     app.add_config_value("course_settings", DEFAULT_SETTINGS, "html", types=[dict])
     app.connect("builder-inited", _add_assets)
     app.connect("build-finished", _copy_course_static)

@@ -23,6 +23,7 @@ __all__ = [
     "apply_stepped_controls",
     "escape",
     "live_widget",
+    "describe_controls",
 ]
 
 
@@ -103,8 +104,9 @@ def error_figure(error: Exception, title: str = "시뮬레이터 입력 오류")
 # (data_update, layout_update) computed from the model.
 # --------------------------------------------------------------------------------------
 
-def _slider(group_steps, prefix):
+def _slider(group_steps, prefix, name=""):
     return {
+        "name": name,
         "active": 0,
         "currentvalue": {"prefix": prefix, "font": {"size": 13}},
         "pad": {"t": 40, "b": 10},
@@ -118,15 +120,18 @@ def _slider(group_steps, prefix):
 
 
 def apply_stepped_controls(fig, groups, *, active_group=0, active_step=0,
-                           slider_prefix="", menu_type="buttons", menu_y=1.22):
+                           slider_prefix="", menu_type="buttons", menu_y=1.22,
+                           slider_name="", menu_name=""):
     """Add a group menu and a per-group slider to fig (a plotly Figure), in place.
 
     groups: list of (group_label, steps); steps: list of (step_label, data_update,
     layout_update) where data_update maps trace attributes to one value per trace
     (plotly "update" semantics) and layout_update is a dict such as {"title.text": ...}.
     The figure is first put into the state (active_group, active_step).
+    slider_name and menu_name are the controls' Korean names: plotly does not draw them, the
+    site's keyboard controls (course/static/figures.js) and the figure's description read them.
     """
-    sliders = [_slider(steps, slider_prefix) for _, steps in groups]
+    sliders = [_slider(steps, slider_prefix, slider_name) for _, steps in groups]
     _, first_data, first_layout = groups[active_group][1][active_step]
     for attr, per_trace in first_data.items():
         for trace, value in zip(fig.data, per_trace):
@@ -143,6 +148,7 @@ def apply_stepped_controls(fig, groups, *, active_group=0, active_step=0,
     fig.update_layout(
         sliders=[current],
         updatemenus=[{
+            "name": menu_name,
             "type": menu_type, "direction": "right" if menu_type == "buttons" else "down",
             "active": active_group, "buttons": buttons, "showactive": True,
             "x": 0.0, "xanchor": "left", "y": menu_y, "yanchor": "bottom",
@@ -167,9 +173,11 @@ def group_visibility(trace_groups, active_group) -> list:
     return [group is None or group == active_group for group in trace_groups]
 
 
-def restyle_slider(steps, *, prefix: str = "", active: int = 0, y: float = 0.0) -> dict:
-    """A layout.sliders entry; steps: list of (label, restyle_update, trace_indices)."""
+def restyle_slider(steps, *, prefix: str = "", active: int = 0, y: float = 0.0, name: str = "") -> dict:
+    """A layout.sliders entry; steps: list of (label, restyle_update, trace_indices).
+    name: the slider's Korean name for the keyboard controls and the description (not drawn)."""
     return {
+        "name": name,
         "active": active,
         "currentvalue": {"prefix": prefix, "font": {"size": 13}},
         "pad": {"t": 45, "b": 10},
@@ -193,11 +201,25 @@ def escape(text: str) -> str:
     return html.escape(text, quote=False)
 
 
-def live_widget(controls: dict, render, title: str):
+def describe_controls(controls: dict, tooltips: dict) -> None:
+    """Give every control its Korean description as an ipywidgets tooltip (the browser's title, which
+    screen readers read as the control's description): a short label such as "bdx" then still says
+    what it is. tooltips maps each key of controls to its text; a missing key is a bug."""
+    missing = sorted(set(controls) - set(tooltips))
+    if missing:
+        raise KeyError(f"controls without a Korean description: {missing}")
+    for key, control in controls.items():
+        control.tooltip = tooltips[key]
+
+
+def live_widget(controls: dict, render, title: str, tooltips: dict | None = None):
     """A simulator's JupyterLab view: controls plus an HTML output that shows render(params)
-    after every value change, or the SimInputError message when the parameters are bad."""
+    after every value change, or the SimInputError message when the parameters are bad.
+    tooltips: Korean descriptions of the controls (see describe_controls)."""
     import ipywidgets as w
 
+    if tooltips is not None:
+        describe_controls(controls, tooltips)
     output = w.HTML()
 
     def refresh(_change=None):

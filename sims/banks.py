@@ -248,6 +248,19 @@ def _result_html(params: dict) -> str:
             f"<th>워드</th><th>뱅크</th></tr>{thread_rows}</table></div>")
 
 
+TOOLTIPS = {
+    "expression": "공유 메모리 접근식: 워프의 스레드가 읽거나 쓰는 위치",
+    "width_bytes": "한 스레드가 한 번에 접근하는 폭: 32비트 또는 128비트 float4",
+    "rows": "공유 메모리 배열의 행 수",
+    "cols": "공유 메모리 배열의 열 수 (패딩 제외)",
+    "padding": "행 끝에 덧붙이는 패딩(padding) 워드 수: 행 피치 = 열 수 + 패딩",
+    "bdx": "스레드 블록의 x 크기 bdx (blockDim.x)",
+    "bdy": "스레드 블록의 y 크기 bdy (blockDim.y)",
+    "warp": "블록 안의 워프 번호 (0부터)",
+    "k": "접근식의 k 값 (타일 안의 열 또는 행 번호)",
+}
+
+
 def widget(**initial):
     """Simulation 6 in JupyterLab: array shape, padding, width, block, warp, expression, k."""
     import ipywidgets as w
@@ -269,7 +282,8 @@ def widget(**initial):
         "warp": w.IntText(value=p["warp"], description="워프", layout=short),
         "k": w.IntText(value=p["k"], description="k", layout=short),
     }
-    return live_widget(controls, _result_html, "시뮬레이션 6: 공유 메모리 뱅크 충돌(bank conflict) 검출기")
+    return live_widget(controls, _result_html, "시뮬레이션 6: 공유 메모리 뱅크 충돌(bank conflict) 검출기",
+                       TOOLTIPS)
 
 
 # ---------------------------------------------------------------------------------------
@@ -378,4 +392,5 @@ def figure(scenario="seed", padding=None, **custom):
     )
     return apply_stepped_controls(fig, stepped, active_group=active_group,
                                   active_step=active_step, slider_prefix="패딩(padding) ",
-                                  menu_type="dropdown", menu_y=1.1)
+                                  menu_type="dropdown", menu_y=1.1,
+                                  slider_name="행 끝 패딩(padding, 워드)", menu_name="접근 장면")

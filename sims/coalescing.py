@@ -491,6 +491,27 @@ def strip_summary(strip: StripLoad) -> str:
 # Widget views (JupyterLab)
 # ---------------------------------------------------------------------------------------
 
+NAIVE_TOOLTIPS = {
+    "matrix": "워프가 읽는 행렬: A(행을 따라 읽음) 또는 B(열을 따라 읽음)",
+    "M": "행렬 크기 M: A와 C의 행 수",
+    "N": "행렬 크기 N: B와 C의 열 수",
+    "K": "행렬 크기 K: A의 열 수이자 B의 행 수",
+    "ld": "선행 차원(leading dimension): 한 행에서 다음 행까지 건너뛰는 원소 수 (lda 또는 ldb)",
+    "bdx": "스레드 블록의 x 크기 bdx (blockDim.x, 스레드 수)",
+    "bdy": "스레드 블록의 y 크기 bdy (blockDim.y, 스레드 수)",
+    "bx": "블록 번호 x (blockIdx.x)",
+    "by": "블록 번호 y (blockIdx.y)",
+    "warp": "블록 안의 워프 번호 (0부터)",
+    "k": "내적 루프의 반복 번호 k (0부터 K−1까지)",
+}
+STRIP_TOOLTIPS = {
+    "mapping": "스레드 배치: threadIdx.x가 열을 고르는지(코얼레싱) 행을 고르는지",
+    "width_bytes": "한 스레드가 한 번에 읽는 폭: 32비트(LDG.E) 또는 128비트 float4(LDG.E.128)",
+    "base_offset": "첫 원소의 시작 오프셋 (float 단위, 16 B 정렬이 깨지는지 확인)",
+    "lda": "A의 선행 차원 lda (행 배치에서 행 사이 간격, float 단위)",
+}
+
+
 def widget(**initial):
     """Simulation 4 in JupyterLab: pick the matrix, sizes, lda, block, warp and k."""
     import ipywidgets as w
@@ -512,7 +533,7 @@ def widget(**initial):
         "k": w.IntText(value=p["k"], description="k", layout=short),
     }
     return live_widget(controls, _naive_result_html,
-                        "시뮬레이션 4: 워프 하나의 글로벌 메모리 접근과 섹터(sector)")
+                        "시뮬레이션 4: 워프 하나의 글로벌 메모리 접근과 섹터(sector)", NAIVE_TOOLTIPS)
 
 
 def float4_widget(**initial):
@@ -530,7 +551,7 @@ def float4_widget(**initial):
         "lda": w.IntText(value=p["lda"], description="lda"),
     }
     return live_widget(controls, _strip_result_html,
-                        "시뮬레이션 5: float4와 요청 1개당 섹터 수 (워프당 float 128개)")
+                        "시뮬레이션 5: float4와 요청 1개당 섹터 수 (워프당 float 128개)", STRIP_TOOLTIPS)
 
 
 # ---------------------------------------------------------------------------------------
@@ -616,7 +637,7 @@ def figure(matrix="B", M=8, N=8, K=8, ld=None, bdx=16, bdy=16, bx=0, by=0, warp=
     return apply_stepped_controls(
         fig, [(label, steps) for label, steps, _, _ in groups],
         active_group=active_group, active_step=ks.index(start["k"]), slider_prefix="k = ",
-        menu_y=1.1)
+        menu_y=1.1, slider_name="k (K 방향 반복)", menu_name="읽는 행렬과 선행 차원")
 
 
 def _strip_state(params: dict):
@@ -696,4 +717,5 @@ def float4_figure(mapping="col", width_bytes=4, base_offset=0, lda=4096,
                       title={"font": {"size": 14}, "y": 0.97})
     return apply_stepped_controls(
         fig, [(label, states) for label, states, _, _ in groups],
-        active_group=active_group, active_step=0, slider_prefix="", menu_y=1.17)
+        active_group=active_group, active_step=0, slider_prefix="", menu_y=1.17,
+        slider_name="시작 오프셋과 lda", menu_name="스레드 배치와 로드 폭")

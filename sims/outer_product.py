@@ -263,6 +263,13 @@ def _state_html(state: OuterProductState, measured: dict | None = None) -> str:
     )
 
 
+TOOLTIPS = {
+    "tm": "스레드 타일의 행 수 TM: 스레드 하나가 맡는 C의 행",
+    "tn": "스레드 타일의 열 수 TN: 스레드 하나가 맡는 C의 열",
+    "k": "공유 메모리 타일 안의 k 단계: 이번에 레지스터로 읽는 A 열과 B 행",
+}
+
+
 def widget(tm=8, tn=8, k=0, data_dir=None):
     """ipywidgets view: TM, TN and k controls; the model redraws the grid and metrics."""
     import ipywidgets as widgets
@@ -274,7 +281,7 @@ def widget(tm=8, tn=8, k=0, data_dir=None):
         "k": widgets.IntSlider(value=k, min=0, max=BK - 1, description="k 단계"),
     }
     return live_widget(controls, lambda p: _state_html(outer_product_step(p["tm"], p["tn"], p["k"]), measured),
-                       "시뮬레이션 7: 외적 추적기(outer-product tracer)")
+                       "시뮬레이션 7: 외적 추적기(outer-product tracer)", TOOLTIPS)
 
 
 # ------------------------------------------------------------------------------------
@@ -394,9 +401,9 @@ def figure(tm=8, tn=8, k=0, presets=PRESETS, benchmarks=None, data_dir=None):
         yaxis2={"type": "log", "anchor": "x2", "tickvals": [0.25, 0.5, 1, 2, 4],
                 "title": {"text": "산술 강도 (FLOP/B, 모델 i)"}},
         legend={"x": 0.64, "y": -0.12, "orientation": "h"},
-        updatemenus=[{"type": "buttons", "direction": "right", "active": active,
-                      "buttons": buttons, "x": 0.0, "y": 1.0, "xanchor": "left",
+        updatemenus=[{"name": "스레드 타일 크기 TM×TN", "type": "buttons", "direction": "right",
+                      "active": active, "buttons": buttons, "x": 0.0, "y": 1.0, "xanchor": "left",
                       "yanchor": "bottom", "pad": {"b": 4}}],
-        sliders=[restyle_slider(slider_steps, prefix="단계 ", active=start.k)],
+        sliders=[restyle_slider(slider_steps, prefix="단계 ", active=start.k, name="k 단계")],
     )
     return fig

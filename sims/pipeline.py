@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from sims._common import (
     SimInputError,
+    describe_controls,
     error_figure,
     error_html,
     group_visibility,
@@ -601,6 +602,20 @@ def _ascii_gantt(result: BufferSchedule, width: int = 72) -> str:
     return "\n".join(lines)
 
 
+TOOLTIPS = {
+    "t_load": "타일 하나를 글로벌 메모리에서 공유 메모리로 옮기는 시간 T_load (임의 단위)",
+    "t_compute": "타일 하나로 FMA를 계산하는 시간 T_compute (임의 단위)",
+    "num_tiles": "K 방향 타일 수 (반복 횟수)",
+}
+ASYNC_TOOLTIPS = {
+    "num_stages": "파이프라인 단 수 NUM_STAGES: 공유 메모리 버퍼 수",
+    "num_tiles": "K 방향 타일 수 (반복 횟수)",
+    "empty_commits": "남은 타일이 없어도 매 반복 빈 커밋 그룹을 커밋할지",
+    "mode": "cp.async 명령 순서: 과정 커널 또는 원 자료의 순서",
+    "step": "보여 줄 반복 단계 (표에서 강조되는 열)",
+}
+
+
 def widget(t_load=6.0, t_compute=4.0, num_tiles=8):
     """ipywidgets view of Simulation 8: both buffer counts side by side."""
     import ipywidgets as widgets
@@ -615,7 +630,7 @@ def widget(t_load=6.0, t_compute=4.0, num_tiles=8):
         args = (p["t_load"], p["t_compute"], p["num_tiles"])
         return _schedule_html(double_buffer_schedule(*args, stages=1), double_buffer_schedule(*args, stages=2))
 
-    return live_widget(controls, render, "시뮬레이션 8: 더블 버퍼 타임라인(double-buffer timeline)")
+    return live_widget(controls, render, "시뮬레이션 8: 더블 버퍼 타임라인(double-buffer timeline)", TOOLTIPS)
 
 
 _ROW_LABELS = {"load": "로드 (글로벌→공유)", "compute": "연산 (FMA)"}
@@ -690,7 +705,7 @@ def figure(t_compute=4.0, num_tiles=8, t_load_values=None, t_load=None, stages=2
         patches = [_gantt_patch(grid[(s, value)], r) for s in (1, 2) for r in ("load", "compute")]
         update = {key: [p[key] for p in patches] for key in patches[0]}
         steps.append((f"{value:g}", update, indices))
-    slider = restyle_slider(steps, prefix="T_load = ", active=active_index)
+    slider = restyle_slider(steps, prefix="T_load = ", active=active_index, name="타일 로드 시간 T_load")
     # The title compares both buffer counts, so it can follow the slider via "update".
     for step, value in zip(slider["steps"], t_load_values):
         update, idx = step["args"]
@@ -704,7 +719,7 @@ def figure(t_compute=4.0, num_tiles=8, t_load_values=None, t_load=None, stages=2
         xaxis={"title": {"text": "시간 (임의 단위: 사이클 또는 µs)"}, "rangemode": "tozero"},
         yaxis={"categoryorder": "array",
                "categoryarray": [_ROW_LABELS["compute"], _ROW_LABELS["load"]]},
-        updatemenus=[{"type": "buttons", "direction": "right", "active": stages - 1,
+        updatemenus=[{"name": "버퍼 수", "type": "buttons", "direction": "right", "active": stages - 1,
                       "buttons": buttons, "x": 1.0, "y": 1.03, "xanchor": "right",
                       "yanchor": "bottom"}],
         sliders=[slider],
@@ -832,6 +847,7 @@ def async_widget(num_stages=3, num_tiles=8, empty_commits=True, mode="shipped"):
                         widgets.HBox([empty_box, mode_box]), step_slider, out])
     box.controls = {"num_stages": stages_box, "num_tiles": tiles_box,
                     "empty_commits": empty_box, "mode": mode_box, "step": step_slider}
+    describe_controls(box.controls, ASYNC_TOOLTIPS)
     box.output = out
     return box
 
@@ -958,9 +974,9 @@ def async_figure(num_tiles=8, configs=None, active=0):
                 "title": {"text": "커밋 그룹 (보장 전 구간)"}, "tickfont": {"size": 10}},
         xaxis3={"domain": [0, 1], "anchor": "y3", "visible": False, "range": [0, 1]},
         yaxis3={"domain": [0.0, 0.32], "visible": False, "range": [-1, 0.05]},
-        updatemenus=[{"type": "dropdown", "active": active, "buttons": buttons,
+        updatemenus=[{"name": "파이프라인 구성", "type": "dropdown", "active": active, "buttons": buttons,
                       "x": 0.0, "y": 1.04, "xanchor": "left", "yanchor": "bottom"}],
-        sliders=[restyle_slider(steps, prefix="열 ", y=-0.02)],
+        sliders=[restyle_slider(steps, prefix="열 ", y=-0.02, name="반복 단계 (열)")],
     )
     for key, value in _config_layout(traces[active]).items():
         fig.layout[key] = value

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from sims._common import (
     SimInputError,
+    describe_controls,
     error_figure,
     error_html,
     group_visibility,
@@ -682,10 +683,10 @@ def figure(kernel="A", profiles=None, benchmarks=None, data_dir=None, show_answe
         legend={"orientation": "h", "x": 0, "y": 1.04, "yanchor": "bottom",
                 "font": {"size": 11}},
         updatemenus=[
-            {"type": "buttons", "direction": "right", "active": active,
+            {"name": "커널", "type": "buttons", "direction": "right", "active": active,
              "buttons": kernel_buttons, "x": 0.0, "y": 1.1, "xanchor": "left",
              "yanchor": "bottom"},
-            {"type": "buttons", "direction": "right", "active": 0 if show_answers else 1,
+            {"name": "정답", "type": "buttons", "direction": "right", "active": 0 if show_answers else 1,
              "buttons": answer_buttons, "x": 1.0, "y": 1.1, "xanchor": "right",
              "yanchor": "bottom"},
         ],
@@ -719,6 +720,15 @@ def _feedback_html(items: list[Feedback]) -> str:
     colour = {True: "#1e6b30", False: "#922b21", None: "#555555"}
     return "".join(f"<p style='color:{colour[f.correct]}'>{html.escape(f.message)}</p>"
                    for f in items)
+
+
+TOOLTIPS = {
+    "kernel": "연습할 모의 커널 (모의 데이터, 측정값 아님)",
+    "level": "1단계 답: 이 프로파일은 어느 레벨의 커널과 닮았나",
+    "quadrant": "2단계 답: SOL 사분면에서 어디에 있나",
+    "next_step": "3단계 답: 다음에 할 최적화",
+    "check": "세 답을 확인하고 피드백 보기",
+}
 
 
 def widget(kernel="A", data_dir=None):
@@ -758,6 +768,7 @@ def widget(kernel="A", data_dir=None):
                         feedback_out])
     box.controls = {"kernel": kernel_box, "level": level_box, "quadrant": quadrant_box,
                     "next_step": next_box, "check": check}
+    describe_controls(box.controls, TOOLTIPS)
     box.output = feedback_out
     box.card = card_out
     return box

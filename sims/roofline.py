@@ -423,7 +423,7 @@ def figure(model="ii", benchmarks=None, profiles=None, data_dir=None, size=None,
             traces.append(go.Scatter(
                 x=[shown[id(p)] for p in pts], y=[p.gflops for p in pts], mode="markers",
                 marker={"size": 11, "color": LEVEL_COLOURS[level],
-                        "symbol": [_SYMBOLS[i % len(_SYMBOLS)] for i in range(len(pts))],
+                        "symbol": [_level_symbol(level, i) for i in range(len(pts))],
                         "line": {"width": 1, "color": "black"}},
                 hovertext=[_point_hover(p, roof, cublas) for p in pts],
                 hovertemplate="%{hovertext}<extra></extra>",
@@ -439,11 +439,12 @@ def figure(model="ii", benchmarks=None, profiles=None, data_dir=None, size=None,
         annotations.append({"x": math.log10(roof.ridge_ai), "y": math.log10(roof.peak_gflops),
                             "text": f"꺾임점(ridge) {roof.ridge_ai:.1f} FLOP/B",
                             "showarrow": True, "ax": 70, "ay": 70, "font": {"size": 11}})
+    # A muted grey that still reads at 6:1 on the plot background (WCAG 1.4.3 asks 4.5:1).
     annotations.append({"x": math.log10(A100_REFERENCE.ridge_ai),
                         "y": math.log10(A100_REFERENCE.peak_gflops),
                         "text": f"A100 참고 꺾임점 {A100_REFERENCE.ridge_ai:.1f}",
                         "showarrow": True, "ax": 40, "ay": 60, "font": {"size": 10,
-                                                                       "color": "#777777"}})
+                                                                       "color": "#595959"}})
     if not benchmarks:
         annotations.append(_note("기록된 벤치마크 결과(book/data/benchmarks.json)가 없어 "
                                  "지붕선만 표시합니다. GPU에서 벤치마크를 실행하면 점이 나타납니다."))
@@ -462,7 +463,7 @@ def figure(model="ii", benchmarks=None, profiles=None, data_dir=None, size=None,
                                                           fig.data)]},
                              {"title.text": _roofline_title(roof, m)}]}
                    for m in available]
-        menus.append({"type": "buttons", "direction": "right",
+        menus.append({"name": "산술 강도 모델", "type": "buttons", "direction": "right",
                       "active": available.index(active), "buttons": buttons,
                       "x": 1.0, "y": 1.02, "xanchor": "right", "yanchor": "bottom"})
     fig.update_layout(
@@ -483,6 +484,13 @@ def figure(model="ii", benchmarks=None, profiles=None, data_dir=None, size=None,
 LEVEL_COLOURS = {0: "#440154", 1: "#414487", 2: "#2a788e", 3: "#22a884", 4: "#7ad151",
                  5: "#fde725"}
 _SYMBOLS = ["circle", "square", "diamond", "triangle-up", "cross", "star"]
+_VARIANT_FILLS = ["", "-open", "-dot", "-open-dot"]
+
+
+def _level_symbol(level: int, variant: int) -> str:
+    """Marker of a level's variant: the shape says the level (so levels differ without their colour),
+    the fill the variant within it."""
+    return _SYMBOLS[level % len(_SYMBOLS)] + _VARIANT_FILLS[variant % len(_VARIANT_FILLS)]
 
 
 def _dodged_x(points: list[RooflinePoint]) -> dict[int, float]:
@@ -533,6 +541,18 @@ def _points_html(points: list[RooflinePoint], roof: DeviceRoof, cublas) -> str:
             "<th>이 AI의 지붕</th><th>cuBLAS 대비</th></tr>" + "".join(rows) + "</table>")
 
 
+ROOFLINE_TOOLTIPS = {
+    "model": "산술 강도(arithmetic intensity) 모델: 점의 x 위치를 어떻게 셀지",
+    "ai": "지붕을 읽을 산술 강도 (FLOP/B)",
+}
+OCCUPANCY_TOOLTIPS = {
+    "threads_per_block": "블록당 스레드 수",
+    "registers_per_thread": "스레드당 레지스터 수",
+    "smem_per_block": "블록당 공유 메모리 (바이트)",
+    "arch": "GPU 아키텍처 (compute capability): SM당 자원 한도",
+}
+
+
 def widget(model="ii", ai=8.0, data_dir=None):
     """ipywidgets view: pick an AI model and query the roofs at any AI."""
     import ipywidgets as widgets
@@ -558,7 +578,7 @@ def widget(model="ii", ai=8.0, data_dir=None):
             lines.append(_points_html(pts, roof, cublas_gflops(benchmarks)))
         return "".join(lines)
 
-    return live_widget(controls, render, "시뮬레이션 10 (a): 루프라인(roofline)")
+    return live_widget(controls, render, "시뮬레이션 10 (a): 루프라인(roofline)", ROOFLINE_TOOLTIPS)
 
 
 # ====================================================================================
@@ -705,7 +725,7 @@ def occupancy_widget(threads_per_block=256, registers_per_thread=128, smem_per_b
     }
     return live_widget(controls, lambda p: _occupancy_html(occupancy(
         p["threads_per_block"], p["registers_per_thread"], p["smem_per_block"], p["arch"])),
-        "시뮬레이션 10 (b): 점유율(occupancy) 계산기")
+        "시뮬레이션 10 (b): 점유율(occupancy) 계산기", OCCUPANCY_TOOLTIPS)
 
 
 # Named cases (course-spec A7, D5 and the Level 3–5 tiles); resources, not timings.
@@ -785,7 +805,7 @@ def occupancy_figure(arch="sm_90", smem_per_block=8192):
         yaxis2={"anchor": "x2", "type": "log", "range": [0, 2.1], "dtick": 1,
                 "title": {"text": "SM당 블록 수 (로그)"}},
         legend={"orientation": "h", "y": -0.3, "font": {"size": 11}},
-        updatemenus=[{"type": "buttons", "direction": "right",
+        updatemenus=[{"name": "아키텍처", "type": "buttons", "direction": "right",
                       "active": arch_keys.index(arch), "buttons": buttons,
                       "x": 0.0, "y": 1.03, "xanchor": "left", "yanchor": "bottom"}],
     )

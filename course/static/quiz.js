@@ -688,7 +688,7 @@
     this.confirmedBlank = false;
     box.appendChild(el("div", { "class": "course-quiz-actions" }, [this.submitButton, this.retryButton, this.submitWarning]));
 
-    this.resultBox = el("div", { "class": "course-quiz-result", "data-quiz-result": true, hidden: true });
+    this.resultBox = el("div", { "class": "course-quiz-result", "data-quiz-result": true, "aria-live": "polite", hidden: true });
     box.appendChild(this.resultBox);
     box.appendChild(this.renderSubmissionForm());
   };
