@@ -6,6 +6,7 @@
 // through registers; a thread closes its copies into a group with commit_group and waits
 // for old groups with wait_group(N) ("at most N of my most recent groups may be pending").
 //
+// [region: design]
 // The block tile, the thread tile and the micro-kernel are those of Levels 3 and 4. What changes
 // is how a K tile reaches shared memory, and how far ahead it does:
 //   A must arrive transposed (As[k][m]) so that the micro-kernel reads 4 rows with one LDS.128.
@@ -19,6 +20,7 @@
 //   48 KiB of static shared memory and lives in dynamic shared memory (2 stages: 66,560 B; two
 //   blocks per SM). With 3+ stages the barrier of a tile may move before its last k step
 //   (EARLY_BARRIER, measured by the tuner; Level 6 builds on it).
+// [end-region: design]
 // Variants:
 //   sgemm_async_copy       every copy 4 bytes (cp.async.ca), B too: 4x more B copy instructions
 //   sgemm_async_copy_vec   B in 16-byte copies (cp.async.cg), A in 4-byte copies
@@ -96,6 +98,7 @@ __device__ __forceinline__ void sgemm_async_copy_body(SGEMM_ARGS)
     int stage = 0;                        // stage of tile kt
     int refill = l5::STAGES - 1;          // stage of tile kt + STAGES - 1
 #if L5_EARLY_BARRIER
+    // [region: early-barrier-loop]
     // The barrier of tile kt moves before its last k step: the first fragments of tile kt + 1
     // then load while the last FMAs of tile kt issue. Refilling the stage of tile kt - 1 there
     // is safe with three or more stages (tile kt is still being read, tile kt + 1 is ready).
@@ -125,7 +128,9 @@ __device__ __forceinline__ void sgemm_async_copy_body(SGEMM_ARGS)
         refill = (refill + 1 == l5::STAGES) ? 0 : refill + 1;
         outer_product_8x8<false>(acc, a[1], b[1]);
     }
+    // [end-region: early-barrier-loop]
 #else
+    // [region: ring-loop]
     for (int kt = 0; kt < num_tiles; ++kt) {
         // Groups 0 .. kt + STAGES - 2 are committed; allowing STAGES - 2 of them to be
         // pending guarantees that group kt - tile kt - has landed (for this thread).
@@ -142,6 +147,7 @@ __device__ __forceinline__ void sgemm_async_copy_body(SGEMM_ARGS)
         stage = (stage + 1 == l5::STAGES) ? 0 : stage + 1;
         refill = (refill + 1 == l5::STAGES) ? 0 : refill + 1;
     }
+    // [end-region: ring-loop]
 #endif
     cp_async_wait<0>();   // leave no copy in flight when the block exits
     // [end-region: pipeline-loop]

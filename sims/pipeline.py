@@ -168,9 +168,11 @@ def double_buffer_schedule(t_load, t_compute, num_tiles=8, stages=2) -> BufferSc
     )
 
 
-def smem_bytes_per_stage(bm=128, bn=128, bk=8, bytes_per_float=4) -> int:
-    """Shared memory of one stage (an A tile BM×BK plus a B tile BK×BN, unpadded)."""
-    return (bm * bk + bk * bn) * bytes_per_float
+def smem_bytes_per_stage(bm=128, bn=128, bk=32, pad_a=4, bytes_per_float=4) -> int:
+    """Shared memory of one stage of the Level 5 ring: the A tile stored transposed, BK rows of
+    BM + pad_a floats (the padding spreads the 4-byte copies over all banks), plus the B tile, BK
+    rows of BN floats. The defaults are the shipped kernel's (kernels/sgemm_async_copy.cu)."""
+    return bk * ((bm + pad_a) + bn) * bytes_per_float
 
 
 # ====================================================================================
@@ -921,14 +923,15 @@ def async_figure(num_tiles=8, configs=None, active=0):
     """Buffer-state heatmap (frames × buffers), group lifetimes and frame details.
 
     configs: list of (mode, num_stages, empty_commits); default: the shipped schedule for
-    S = 3, 2, 4 with and without empty commits, then the seed's order for S = 3.
+    S = 2 (the Level 5 kernel's ring), 3 and 4, with and without empty commits, then the
+    seed's order for S = 3.
     A dropdown picks the configuration (trace visibility); the slider walks the frames
     of every configuration at once (restyle), so the two controls stay independent.
     """
     import plotly.graph_objects as go
 
     if configs is None:
-        configs = [("shipped", s, e) for s in (3, 2, 4) for e in (True, False)]
+        configs = [("shipped", s, e) for s in (2, 3, 4) for e in (True, False)]
         configs += [("seed", 3, True), ("seed", 3, False)]
     try:
         traces = [async_pipeline_trace(s, num_tiles, e, m) for m, s, e in configs]

@@ -94,10 +94,20 @@ def test_sim8_bad_parameters(kwargs):
 
 
 def test_smem_per_stage():
-    assert pl.smem_bytes_per_stage() == 8192
-    assert 3 * pl.smem_bytes_per_stage() == 24576
-    assert 4 * pl.smem_bytes_per_stage() == 32768
-    assert 2 * pl.smem_bytes_per_stage() == 16384
+    # The shipped ring: BK 32, As[k][m] with a pitch of 128 + 4 floats, Bs[k][n] with 128.
+    assert pl.smem_bytes_per_stage() == 32 * (132 + 128) * 4 == 33280
+    assert 2 * pl.smem_bytes_per_stage() == 66560          # two stages: over the 48 KiB static limit
+    assert 2 * pl.smem_bytes_per_stage() == 4 * pl.smem_bytes_per_stage(bk=16)
+    assert 3 * pl.smem_bytes_per_stage(bk=32) == 99840
+    assert pl.smem_bytes_per_stage(bk=8, pad_a=0) == 8192  # Level 4's unpadded 8-deep tile
+
+
+def test_smem_per_stage_matches_the_kernel_registry():
+    from kernels import registry
+
+    cfg = registry.LEVEL5
+    assert cfg["STAGES"] * pl.smem_bytes_per_stage(bk=cfg["BK"]) == registry.level5_smem(cfg)
+    assert registry.level5_smem(cfg) == registry.get("sgemm_async_copy_vec").dynamic_smem
 
 
 # ======================================================================= Sim 9 model
@@ -162,6 +172,23 @@ def test_shipped_default_is_safe_and_matches_the_kernel():
         assert s.guaranteed_count == s.index + 1
     assert main[-1].committed[-1].tiles == ()    # tail groups are empty
     assert "빈 그룹" in main[-1].committed[-1].label
+
+
+def test_shipped_two_stage_ring_waits_for_everything_yet_overlaps():
+    # The Level 5 kernel ships S = 2: wait_group(0) at the top of iteration kt finds the prologue's
+    # group and kt more, all guaranteed; the copy of tile kt + 1, issued after the barrier, is still
+    # loading while tile kt is computed.
+    trace = pl.async_pipeline_trace(2, 6, True, "shipped")
+    assert trace.is_safe and trace.wait_n == 0
+    for step in _main(trace):
+        assert step.wait_n == 0 and step.guaranteed_count == step.index + 1
+        assert not step.pending_after_wait                       # nothing left in flight after the wait
+        if step.index + 1 < 6:
+            assert step.prefetch_tile == step.index + 1 and step.prefetch_buffer == (step.index + 1) % 2
+            assert [b.state for b in step.buffers][step.prefetch_buffer] == "L"
+            assert [g.tiles for g in step.pending] == [(step.index + 1,)]
+        else:
+            assert step.prefetch_tile is None
 
 
 @pytest.mark.parametrize("mode", pl.MODES)
@@ -331,8 +358,9 @@ def test_sim9_figure():
     unsafe = [h for h in heatmaps if "끔" in h.name and "S=2" not in h.name]
     assert all(any(4 in row for row in h.z) for h in unsafe)
     assert not any(4 in row for h in heatmaps if "켬" in h.name for row in h.z)
-    # the default configuration is the shipped kernel, S = 3, safe
-    assert "위험 없음" in fig.layout.title.text
+    # the default configuration is the shipped kernel's ring (S = 2, wait_group 0), safe
+    assert "S=2" in fig.layout.title.text and "위험 없음" in fig.layout.title.text
+    assert "S=2" in menu[0]["label"] and "S=3" in menu[2]["label"]
 
 
 def test_sim9_figure_with_16_tiles_stays_small():
