@@ -9,7 +9,7 @@
   answers for the three steps (level with evidence, bottleneck and quadrant, next step
   by the decision tree) and the feedback for each choice.
 * Recorded profiles from ``book/data/profiles.json`` (when present) are shown beside the
-  mocks, labelled as measured.
+  mocks, labelled as measured: every recorded kernel, then cuBLAS's own kernel (``"reference"``).
 
 Views: :func:`figure` (static plotly) and :func:`widget` (ipywidgets exercise).
 """
@@ -46,6 +46,8 @@ __all__ = [
     "check_answers",
     "percent_of_cublas",
     "recorded_cards",
+    "reference_gflops",
+    "cublas_for_cards",
     "figure",
     "widget",
 ]
@@ -103,7 +105,7 @@ NEXT_STEPS = {
     "async": "글로벌 로드를 레지스터를 거치지 않고 겹치기: cp.async + 다단 파이프라인 (Level 5)",
     "occupancy": "점유율 올리기 (스레드당 레지스터 줄이기)",
     "sync": "동기화(__syncthreads) 줄이기",
-    "instr": "FMA 외 명령 줄이기 (미세 조정)",
+    "instr": "FMA 외 명령 줄이기 (예: 스레드 타일을 키워 FFMA 비중 올리기)",
 }
 
 LEVEL_NAMES = {
@@ -113,6 +115,7 @@ LEVEL_NAMES = {
     3: "Level 3 레지스터 블로킹",
     4: "Level 4 더블 버퍼링",
     5: "Level 5 cp.async 다단 파이프라인",
+    6: "Level 6 워프 타일링",
 }
 
 
@@ -320,6 +323,8 @@ _MOCK_B = MockKernel(
                       "동기화가 아니라 고정 지연 의존성이라 ILP·명령 순서로 다룸"),
     level_feedback={
         3: "Level 3은 한 단(8 KB, BK=8)입니다. 32 KiB는 두 단의 버퍼를 뜻합니다.",
+        6: "Level 6은 스레드당 레지스터가 200개를 넘고(8×16 누산기 128개) 이론 점유율이 12.5%이며, "
+           "타일을 LDGSTS(cp.async)로 복사합니다.",
         5: "cp.async라면 SASS에 LDGSTS가 보입니다. 여기는 LDG.E.128 + STS.128 (레지스터 경유)입니다.",
         2: "레지스터 96개와 FFMA 52.8%는 스레드당 여러 출력을 뜻합니다.",
     },
@@ -389,10 +394,29 @@ def stall_shares(raw: dict) -> dict:
     return {k: 100.0 * v / total for k, v in values.items()} if total else {}
 
 
+def _smem_per_block(entry: dict) -> int | None:
+    """Static plus dynamic shared memory of a recorded launch (None when neither is recorded)."""
+    parts = [entry.get(k) for k in ("smem_static", "smem_dynamic")]
+    if all(v is None for v in parts):
+        return None
+    return int(sum(v or 0 for v in parts))
+
+
+def _wavefront_text(entry: dict) -> str | None:
+    """Shared loads: wavefronts per instruction and the share of them that bank conflicts added."""
+    inst, waves = entry.get("smem_ld_instructions"), entry.get("smem_ld_wavefronts")
+    if not inst or not waves:
+        return None
+    conflicts = entry.get("smem_ld_bank_conflicts") or 0
+    return f"로드 명령당 {waves / inst:.2f} (그중 뱅크 충돌 {100 * conflicts / waves:.1f}%)"
+
+
 def recorded_cards(profiles: dict | None) -> list[ProfileCard]:
-    """Cards for the measured kernels in profiles.json (entries without SOL are skipped)."""
+    """Cards for the measured kernels in profiles.json, then for the reference (cuBLAS's kernel);
+    entries without SOL are skipped."""
     cards = []
-    for entry in (profiles or {}).get("kernels") or []:
+    entries = list((profiles or {}).get("kernels") or []) + list((profiles or {}).get("reference") or [])
+    for entry in entries:
         if not isinstance(entry, dict):
             continue
         try:
@@ -406,13 +430,21 @@ def recorded_cards(profiles: dict | None) -> list[ProfileCard]:
         if entry.get("smem_ld_ideal"):
             ratio = (f"{entry['smem_ld_wavefronts'] / entry['smem_ld_ideal']:.2f} (로드, 이상적인 값 대비)"
                      if entry.get("smem_ld_wavefronts") is not None else None)
+        else:
+            ratio = _wavefront_text(entry)
         gflops = None
         if entry.get("duration_ms") and all(entry.get(k) for k in ("M", "N", "K")):
             gflops = 2 * entry["M"] * entry["N"] * entry["K"] / (entry["duration_ms"] * 1e6)
+        if level is not None:
+            title = f"측정: L{level} {name}"
+        else:
+            title = "측정: cuBLAS (라이브러리 커널)" if name == "cublas" else f"측정: {name}"
+        block = entry.get("block_size")
         cards.append(ProfileCard(
-            key=f"rec:{name}", title=f"측정: L{level} {name}" if level is not None
-            else f"측정: {name}", source="measured", sm_pct=sm, mem_pct=mem, stalls=stalls,
-            registers=entry.get("registers"), smem_per_block=entry.get("smem_static"),
+            key=f"rec:{name}", title=title, source="measured", sm_pct=sm, mem_pct=mem, stalls=stalls,
+            registers=int(regs) if isinstance(regs := entry.get("registers"), numbers.Real) else None,
+            smem_per_block=_smem_per_block(entry),
+            block_size=int(block) if isinstance(block, numbers.Real) and block > 0 else None,
             sectors_per_request=entry.get("sectors_per_request"), smem_wavefront_ratio=ratio,
             achieved_occupancy_pct=entry.get("achieved_occupancy_pct"),
             theoretical_occupancy_pct=entry.get("theoretical_occupancy_pct"),
@@ -441,7 +473,8 @@ def check_answers(kernel, level=None, quadrant=None, next_step=None) -> list[Fee
     if level is None:
         out.append(Feedback(1, None, "1단계: 레벨을 고르세요."))
     else:
-        require(level in LEVEL_NAMES, f"레벨(level) 값은 0–5여야 합니다 (받은 값: {level!r})")
+        require(level in LEVEL_NAMES, f"레벨(level) 값은 {min(LEVEL_NAMES)}부터 {max(LEVEL_NAMES)}까지의 정수여야 "
+                                      f"합니다 (받은 값: {level!r})")
         ok = level == mock.expected_level
         extra = "" if ok else " " + mock.level_feedback.get(level, "")
         out.append(Feedback(1, ok, (f"1단계: {'정답' if ok else '다시 보세요'} — 기대한 답 "
@@ -478,7 +511,29 @@ def _fmt(value, unit="", digits=1) -> str:
     return f"{value:,}{unit}"
 
 
-def _card_lines(card: ProfileCard, cublas: float | None) -> list[str]:
+CUBLAS_BENCH_LABEL = "기록된 cuBLAS 측정값"
+CUBLAS_PROFILE_LABEL = "같은 프로파일 기록의 cuBLAS 커널"
+
+
+def reference_gflops(profiles: dict | None) -> float | None:
+    """GFLOP/s of cuBLAS's own kernel under the profiler (profiles.json "reference"), if recorded."""
+    for entry in (profiles or {}).get("reference") or []:
+        if isinstance(entry, dict) and entry.get("kernel") == "cublas" and entry.get("duration_ms") \
+                and all(entry.get(k) for k in ("M", "N", "K")):
+            return 2 * entry["M"] * entry["N"] * entry["K"] / (entry["duration_ms"] * 1e6)
+    return None
+
+
+def cublas_for_cards(profiles: dict | None, benchmarks: dict | None) -> tuple[float | None, str]:
+    """The cuBLAS figure a measured card is compared with, and its label: cuBLAS's kernel profiled in the
+    same record (same tool, one launch each) when there is one, else the benchmark's cuBLAS."""
+    ref = reference_gflops(profiles)
+    if ref:
+        return ref, CUBLAS_PROFILE_LABEL
+    return cublas_gflops(benchmarks), CUBLAS_BENCH_LABEL
+
+
+def _card_lines(card: ProfileCard, cublas: float | None, cublas_label: str = CUBLAS_BENCH_LABEL) -> list[str]:
     kind = "모의 데이터 — 측정값 아님" if card.source == "mock" else "Nsight Compute 측정"
     lines = [
         f"{card.title} ({kind}), 4096³ 가정" if card.source == "mock" else f"{card.title} ({kind})",
@@ -495,8 +550,10 @@ def _card_lines(card: ProfileCard, cublas: float | None) -> list[str]:
         if card.source == "mock":
             # A mock has no device and no cuBLAS run beside it (course-spec C8).
             perf += " (모의 값: 같은 장치의 cuBLAS 측정이 없어 cuBLAS 대비 %는 계산하지 않음)"
+        elif card.key == "rec:cublas":
+            perf += " (프로파일러 아래 한 번 실행, cuBLAS 자신)"
         elif cublas:
-            perf += (f" = 기록된 cuBLAS 측정값({cublas:,.0f})의 "
+            perf += (f" = {cublas_label}({cublas:,.0f})의 "
                      f"{percent_of_cublas(card.gflops, cublas):.1f}%")
         else:
             perf += " (cuBLAS 대비 %는 측정한 cuBLAS가 있어야 계산)"
@@ -583,7 +640,7 @@ def figure(kernel="A", profiles=None, benchmarks=None, data_dir=None, show_answe
         return error_figure(SimInputError(
             f"커널(kernel) 값은 {', '.join(keys)} 중 하나여야 합니다 (받은 값: {kernel!r})"),
             "프로파일 읽기")
-    cublas = cublas_gflops(benchmarks)
+    cublas, cublas_label = cublas_for_cards(profiles, benchmarks)
     active = keys.index(kernel)
 
     traces, groups = [], []
@@ -612,7 +669,7 @@ def figure(kernel="A", profiles=None, benchmarks=None, data_dir=None, show_answe
                                  hoverinfo="skip", showlegend=False, xaxis="x", yaxis="y"))
         traces.append(_stall_bar(go, card))
         traces.append(_text_trace(go, "<br>".join(_wrap(line) for line in
-                                                  _card_lines(card, cublas)), "3"))
+                                                  _card_lines(card, cublas, cublas_label)), "3"))
         answers = "<br>".join(_wrap(line) for line in _answer_lines(card.key, card))
         traces.append(_text_trace(go, answers, "4",
                                   "#1e4d2b" if show_answers else _HIDDEN))

@@ -8,11 +8,15 @@ only as a labelled reference. Kernels are placed from recorded measurements only
 the arithmetic-intensity model chosen explicitly (course-spec D1):
 
 * (i)   per thread, operands loaded into registers: 2·TM·TN / (4·(TM+TN)) FLOP/B
-        (from shared memory for Level 2–5, from global memory for Level 0–1);
+        (from shared memory for Level 2–6, from global memory for Level 0–1);
 * (ii)  per block, global traffic with no cache: BM·BN / (2·(BM+BN)) FLOP/B
         (Level 0–1 share nothing between threads, so their thread tile is the unit);
 * (iii) measured DRAM bytes (Nsight Compute ``dram__bytes``), when recorded;
 * (iv)  compulsory minimum: 2MNK / (4·(MK+KN+MN)) FLOP/B.
+
+cuBLAS's own kernel is placed beside the levels as a reference (:func:`reference_points`): its block
+tile comes from its kernel name (``tilesize256x128x8``), its DRAM bytes from the reference profile;
+its thread tile is not recorded, so it has no place under model (i).
 
 (b) Occupancy: blocks per SM limited by warps, blocks, registers (allocated per warp in
 units of 256) and shared memory (1 KiB reserved per block, 128-B granularity).
@@ -26,6 +30,7 @@ import html
 import json
 import math
 import numbers
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,7 +64,10 @@ __all__ = [
     "load_recorded",
     "benchmark_sizes",
     "roofline_points",
+    "reference_points",
+    "reference_block_tile",
     "cublas_gflops",
+    "cublas_range",
     "ARCHS",
     "SmArch",
     "OccupancyResult",
@@ -162,7 +170,7 @@ def attainable_gflops(ai, roof: DeviceRoof) -> float:
 # ====================================================================================
 
 AI_MODELS = {
-    "i": "모델 (i) 스레드당 레지스터 적재 (Level 2–5: 공유→레지스터, Level 0–1: 글로벌→레지스터)",
+    "i": "모델 (i) 스레드당 레지스터 적재 (Level 2–6: 공유→레지스터, Level 0–1: 글로벌→레지스터)",
     "ii": "모델 (ii) 블록 단위 글로벌 트래픽, 캐시 없음",
     "iii": "모델 (iii) 측정한 DRAM 바이트 (Nsight Compute dram__bytes)",
     "iv": "모델 (iv) 필수 최소 트래픽 (compulsory) 2MNK / 4(MK+KN+MN)",
@@ -178,7 +186,9 @@ LEVEL_TILES = {
     3: {"thread": (8, 8), "block": (128, 128)},
     4: {"thread": (8, 8), "block": (128, 128)},
     5: {"thread": (8, 8), "block": (128, 128)},
+    6: {"thread": (8, 16), "block": (128, 256)},
 }
+MAX_LEVEL = max(LEVEL_TILES)
 
 
 def _require_positive(value, label: str) -> float:
@@ -217,7 +227,7 @@ def ai_measured_dram(m, n, k, dram_bytes) -> float:
 
 def level_ai(level, model, m=4096, n=4096, k=4096, dram_bytes=None) -> float | None:
     """AI of a course level under a model; None for (iii) when nothing was measured."""
-    level = require_int_in_range(level, "레벨(level)", 0, 5)
+    level = require_int_in_range(level, "레벨(level)", 0, MAX_LEVEL)
     require(model in AI_MODELS, f"AI 모델(model) 값은 i, ii, iii, iv 중 하나여야 합니다 "
                                 f"(받은 값: {model!r})")
     tiles = LEVEL_TILES[level]
@@ -238,17 +248,25 @@ def level_ai(level, model, m=4096, n=4096, k=4096, dram_bytes=None) -> float | N
 class RooflinePoint:
     kernel: str
     variant: str
-    level: int
+    level: int | None              # None: the library's kernel (cuBLAS), a reference
     m: int
     n: int
     k: int
     gflops: float
     ai: float
     model: str
+    pct_cublas: float | None = None  # as recorded: timed in alternation with cuBLAS
+    gflops_range: tuple[float, float] | None = None   # (low, high) of a reference's measurements
+
+    @property
+    def series(self) -> str:
+        return f"L{self.level}" if self.level is not None else self.kernel
 
     @property
     def label(self) -> str:
         variant = f" ({self.variant})" if self.variant else ""
+        if self.level is None:
+            return f"{self.variant or self.kernel}"
         return f"L{self.level} {self.kernel}{variant}"
 
 
@@ -308,9 +326,71 @@ def roofline_points(benchmarks, model, size=None, profiles=None) -> list[Rooflin
         ai = level_ai(int(row["level"]), model, *size, dram_bytes=dram)
         if ai is None:
             continue
+        pct = row.get("pct_cublas")
         points.append(RooflinePoint(str(row["kernel"]), str(row.get("variant") or ""),
-                                    int(row["level"]), *size, float(row["gflops"]), ai, model))
+                                    int(row["level"]), *size, float(row["gflops"]), ai, model,
+                                    float(pct) if isinstance(pct, numbers.Real) else None))
     return points
+
+
+_TILESIZE = re.compile(r"tilesize(\d+)x(\d+)x(\d+)")
+
+
+def reference_block_tile(function_name) -> tuple[int, int] | None:
+    """(BM, BN) from a cuBLAS kernel name such as '..._tilesize256x128x8_...', else None."""
+    match = _TILESIZE.search(str(function_name or ""))
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def _cublas_row(benchmarks, size) -> dict | None:
+    for row in _rows(benchmarks):
+        if row["kernel"] == "cublas" and (row["M"], row["N"], row["K"]) == tuple(size):
+            return row
+    return None
+
+
+def cublas_range(benchmarks, size=None) -> tuple[float, float] | None:
+    """(lowest, highest) GFLOP/s of cuBLAS at size: its recorded row keeps the median of the medians
+    timed beside each kernel, and their minimum and maximum (min_ms, max_ms)."""
+    sizes = benchmark_sizes(benchmarks)
+    if not sizes:
+        return None
+    size = tuple(size) if size is not None else sizes[0]
+    row = _cublas_row(benchmarks, size)
+    if not row or not row.get("min_ms") or not row.get("max_ms"):
+        return None
+    flop = 2.0 * size[0] * size[1] * size[2]
+    return flop / (float(row["max_ms"]) * 1e6), flop / (float(row["min_ms"]) * 1e6)
+
+
+def reference_points(benchmarks, model, size=None, profiles=None) -> list[RooflinePoint]:
+    """cuBLAS's own kernel as a point: its recorded GFLOP/s (the median row) at the AI of the model.
+
+    (ii) uses the block tile in its kernel name (profiles.json "reference"), (iii) its measured DRAM
+    bytes, (iv) the compulsory minimum; (i) needs a thread tile, which is not recorded: no point."""
+    require(model in AI_MODELS, f"AI 모델(model) 값은 i, ii, iii, iv 중 하나여야 합니다 "
+                                f"(받은 값: {model!r})")
+    sizes = benchmark_sizes(benchmarks)
+    if not sizes or model == "i":
+        return []
+    size = tuple(size) if size is not None else sizes[0]
+    row = _cublas_row(benchmarks, size)
+    if row is None:
+        return []
+    entry = next((e for e in (profiles or {}).get("reference") or []
+                  if isinstance(e, dict) and e.get("kernel") == "cublas"
+                  and (e.get("M"), e.get("N"), e.get("K")) == size), None)
+    if model == "iv":
+        ai = ai_compulsory(*size)
+    elif model == "ii":
+        tile = reference_block_tile(entry.get("function")) if entry else None
+        ai = ai_block_global(*tile) if tile else None
+    else:
+        ai = ai_measured_dram(*size, entry["dram_bytes"]) if entry and entry.get("dram_bytes") else None
+    if ai is None:
+        return []
+    return [RooflinePoint("cublas", str(row.get("variant") or "cuBLAS"), None, *size,
+                          float(row["gflops"]), ai, model, 100.0, cublas_range(benchmarks, size))]
 
 
 def cublas_gflops(benchmarks, size=None) -> float | None:
@@ -318,11 +398,8 @@ def cublas_gflops(benchmarks, size=None) -> float | None:
     sizes = benchmark_sizes(benchmarks)
     if not sizes:
         return None
-    size = tuple(size) if size is not None else sizes[0]
-    for row in _rows(benchmarks):
-        if row["kernel"] == "cublas" and (row["M"], row["N"], row["K"]) == size:
-            return float(row["gflops"])
-    return None
+    row = _cublas_row(benchmarks, tuple(size) if size is not None else sizes[0])
+    return float(row["gflops"]) if row else None
 
 
 # The seeds' claimed A100 placements (course-spec §2.9), shown only as claims.
@@ -351,7 +428,13 @@ def _point_hover(p: RooflinePoint, roof: DeviceRoof, cublas: float | None) -> st
             f"산술 강도 {p.ai:.3g} FLOP/B — {html.escape(AI_MODEL_SHORT[p.model])}<br>"
             f"측정 {p.gflops:,.0f} GFLOP/s = 지붕의 {100 * p.gflops / bound:.0f}% "
             f"(이 AI에서 지붕 {bound:,.0f})")
-    if cublas:
+    if p.level is None:
+        text += "<br>라이브러리 커널: 커널마다 번갈아 잰 cuBLAS 중앙값들의 중앙값"
+        if p.gflops_range:
+            text += f" (범위 {p.gflops_range[0]:,.0f}–{p.gflops_range[1]:,.0f})"
+    elif p.pct_cublas is not None:
+        text += f"<br>cuBLAS 대비 {p.pct_cublas:.1f}% (cuBLAS와 번갈아 측정)"
+    elif cublas:
         text += f"<br>cuBLAS 대비 {100 * p.gflops / cublas:.1f}% (같은 실행에서 측정)"
     return text
 
@@ -382,6 +465,7 @@ def figure(model="ii", benchmarks=None, profiles=None, data_dir=None, size=None,
             profiles = load_recorded("profiles.json", data_dir)
         roof = recorded_device_roof(benchmarks)
         by_model = {m: roofline_points(benchmarks, m, size, profiles) for m in AI_MODELS}
+        refs = {m: reference_points(benchmarks, m, size, profiles) for m in AI_MODELS}
         cublas = cublas_gflops(benchmarks, size)
     except SimInputError as err:
         return error_figure(err, "루프라인")
@@ -400,7 +484,7 @@ def figure(model="ii", benchmarks=None, profiles=None, data_dir=None, size=None,
     groups: list = [None, None]
     if cublas:
         traces.append(go.Scatter(x=list(AI_RANGE), y=[cublas, cublas], mode="lines",
-                                 name=f"cuBLAS 측정 {cublas:,.0f} GFLOP/s (실제 도달 가능선)",
+                                 name=f"cuBLAS 측정 {cublas:,.0f} GFLOP/s (중앙값, 실제 도달 가능선)",
                                  line={"color": "#2ca02c", "dash": "dot"},
                                  hovertemplate="cuBLAS 측정 %{y:,.0f} GFLOP/s<extra></extra>"))
         groups.append(None)
@@ -417,7 +501,7 @@ def figure(model="ii", benchmarks=None, profiles=None, data_dir=None, size=None,
     available = [m for m in AI_MODELS if by_model[m]]
     active = model if model in available else (available[0] if available else None)
     for m in available:
-        shown = _dodged_x(by_model[m])
+        shown = _dodged_x(by_model[m] + refs[m])
         for level in sorted({p.level for p in by_model[m]}):
             pts = [p for p in by_model[m] if p.level == level]
             traces.append(go.Scatter(
@@ -428,6 +512,17 @@ def figure(model="ii", benchmarks=None, profiles=None, data_dir=None, size=None,
                 hovertext=[_point_hover(p, roof, cublas) for p in pts],
                 hovertemplate="%{hovertext}<extra></extra>",
                 name=f"Level {level} 측정", legendgroup=f"L{level}"))
+            groups.append(m)
+        for p in refs[m]:
+            low, high = p.gflops_range or (p.gflops, p.gflops)
+            traces.append(go.Scatter(
+                x=[shown[id(p)]], y=[p.gflops], mode="markers",
+                marker={"size": 13, "color": REFERENCE_COLOUR, "symbol": REFERENCE_SYMBOL,
+                        "line": {"width": 1, "color": "black"}},
+                error_y={"type": "data", "symmetric": False, "array": [high - p.gflops],
+                         "arrayminus": [p.gflops - low], "color": REFERENCE_COLOUR, "width": 6},
+                hovertext=[_point_hover(p, roof, cublas)], hovertemplate="%{hovertext}<extra></extra>",
+                name="cuBLAS 측정 (라이브러리 커널, 세로 막대: 측정 범위)", legendgroup="cublas"))
             groups.append(m)
     fig = go.Figure(data=traces)
     for trace, visible in zip(fig.data, group_visibility(groups, active)):
@@ -482,8 +577,10 @@ def figure(model="ii", benchmarks=None, profiles=None, data_dir=None, size=None,
 
 
 LEVEL_COLOURS = {0: "#440154", 1: "#414487", 2: "#2a788e", 3: "#22a884", 4: "#7ad151",
-                 5: "#fde725"}
-_SYMBOLS = ["circle", "square", "diamond", "triangle-up", "cross", "star"]
+                 5: "#fde725", 6: "#ed7953"}
+REFERENCE_COLOUR = "#2ca02c"          # cuBLAS, as its line
+REFERENCE_SYMBOL = "hexagram"         # a shape no level uses
+_SYMBOLS = ["circle", "square", "diamond", "triangle-up", "cross", "star", "pentagon"]
 _VARIANT_FILLS = ["", "-open", "-dot", "-open-dot"]
 
 
@@ -493,18 +590,21 @@ def _level_symbol(level: int, variant: int) -> str:
     return _SYMBOLS[level % len(_SYMBOLS)] + _VARIANT_FILLS[variant % len(_VARIANT_FILLS)]
 
 
+def _series_order(p: RooflinePoint) -> tuple:
+    """Sort key of a point's series: the levels in order, then the reference."""
+    return (p.level is None, p.level or 0, p.series)
+
+
 def _dodged_x(points: list[RooflinePoint]) -> dict[int, float]:
-    """Display x of each point: levels that share one AI are spread a little sideways
-    (multiplicatively, so it looks the same on the log axis); hover keeps the true AI."""
+    """Display x of each point: series (levels, then the reference) that share one AI are spread a
+    little sideways (multiplicatively, so it looks the same on the log axis); hover keeps the true AI."""
+    by_ai: dict[float, set] = {}
+    for p in points:
+        by_ai.setdefault(round(p.ai, 9), set()).add(_series_order(p))
     shown = {}
-    by_ai: dict[float, list[int]] = {}
     for p in points:
-        by_ai.setdefault(round(p.ai, 9), [])
-        if p.level not in by_ai[round(p.ai, 9)]:
-            by_ai[round(p.ai, 9)].append(p.level)
-    for p in points:
-        levels = sorted(by_ai[round(p.ai, 9)])
-        offset = levels.index(p.level) - (len(levels) - 1) / 2
+        series = sorted(by_ai[round(p.ai, 9)])
+        offset = series.index(_series_order(p)) - (len(series) - 1) / 2
         shown[id(p)] = p.ai * 1.12 ** offset
     return shown
 
@@ -534,6 +634,8 @@ def _points_html(points: list[RooflinePoint], roof: DeviceRoof, cublas) -> str:
     for p in points:
         bound = attainable_gflops(p.ai, roof)
         pct = f"{100 * p.gflops / cublas:.1f}%" if cublas else "—"
+        if p.pct_cublas is not None:
+            pct = f"{p.pct_cublas:.1f}%"
         rows.append(f"<tr><td>{html.escape(p.label)}</td><td>{p.ai:.3g}</td>"
                     f"<td>{p.gflops:,.0f}</td><td>{bound:,.0f}</td><td>{pct}</td></tr>")
     return ("<table border='1' cellpadding='3' style='border-collapse:collapse'>"
@@ -574,7 +676,8 @@ def widget(model="ii", ai=8.0, data_dir=None):
         if not benchmarks:
             lines.append("<p><i>기록된 벤치마크 결과가 없습니다 (book/data/benchmarks.json).</i></p>")
         else:
-            pts = roofline_points(benchmarks, p["model"], profiles=profiles)
+            pts = (roofline_points(benchmarks, p["model"], profiles=profiles)
+                   + reference_points(benchmarks, p["model"], profiles=profiles))
             lines.append(_points_html(pts, roof, cublas_gflops(benchmarks)))
         return "".join(lines)
 

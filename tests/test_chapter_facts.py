@@ -83,3 +83,20 @@ def test_facts_refuse_unformatted_floats_and_repeated_names():
         f.a = "again"
     with pytest.raises(AttributeError, match="값\\(fact\\)"):
         _ = f.missing
+
+
+def test_m10_bank_claims_hold_on_the_records():
+    """Module 10's quiz (course/banks/m10.yaml, q08) states these directions in words; the records must agree."""
+    from course.facts import m10
+
+    l4, l6, cb = m10.rep_p[4], m10.rep_p[6], m10.cbp
+    assert 90 < m10.rep_b[4]["pct_cublas"] < 95 and m10.rep_b[6]["pct_cublas"] > 99        # "90%를 조금 넘는", "같은 속도"
+    assert m10.ffma_share(l6) > m10.ffma_share(l4)                                            # a
+    assert l6["dram_bytes"] < l4["dram_bytes"] and l4["dram_pct"] < 10                        # b: true fact, wrong reason
+    assert cb["issue_active_pct"] - l4["issue_active_pct"] > m10.ffma_share(cb) - m10.ffma_share(l4)   # c
+    assert m10.ffma_share(l6) - m10.ffma_share(l4) > l6["issue_active_pct"] - l4["issue_active_pct"]
+    assert abs(l6["fma_pipe_pct"] - cb["fma_pipe_pct"]) < 2
+    assert cb["ffma_instructions"] == 4096 ** 3 + 4096 ** 2 and "ffma" in cb["function"]     # d
+    assert min(l6["registers"], cb["registers"]) > 200                                         # e
+    assert l6["theoretical_occupancy_pct"] == cb["theoretical_occupancy_pct"] == 12.5 < l4["theoretical_occupancy_pct"]
+

@@ -184,6 +184,51 @@ def test_check_answers_bad_input(kwargs):
         pr.check_answers(**kwargs)
 
 
+FIXTURE_WITH_REFERENCE = dict(FIXTURE_PROFILES, reference=[
+    {"kernel": "cublas", "level": None, "M": 4096, "N": 4096, "K": 4096, "sm_pct": 85.0, "mem_pct": 55.0,
+     "registers": 254.0, "block_size": 256.0, "smem_static": 0.0, "smem_dynamic": 67584.0,
+     "smem_ld_instructions": 100.0, "smem_ld_wavefronts": 330.0, "smem_ld_bank_conflicts": 0.0,
+     "stalls": {"Selected": 1.0, "Not Selected": 0.75, "Short Scoreboard": 0.2},
+     "duration_ms": 5.0}])
+
+
+def test_level_six_is_an_answer_with_its_own_feedback():
+    assert pr.LEVEL_NAMES[6].startswith("Level 6")
+    fb = pr.check_answers("B", level=6)
+    assert fb[0].correct is False and "12.5%" in fb[0].message
+
+
+def test_reference_card_follows_the_recorded_kernels():
+    cards = pr.recorded_cards(FIXTURE_WITH_REFERENCE)
+    assert [c.key for c in cards] == ["rec:sgemm_naive", "rec:cublas"]
+    ref = cards[-1]
+    assert ref.title == "측정: cuBLAS (라이브러리 커널)" and ref.level is None
+    assert ref.registers == 254 and isinstance(ref.registers, int)
+    assert ref.smem_per_block == 67584 and ref.block_size == 256         # static + dynamic
+    assert ref.smem_wavefront_ratio == "로드 명령당 3.30 (그중 뱅크 충돌 0.0%)"
+    assert ref.quadrant == "compute"
+    assert sum(ref.stalls.values()) == pytest.approx(100.0)              # shares, as for every card
+
+
+def test_measured_cards_are_compared_with_the_profiled_cublas():
+    """A card's time comes from the profiler: it is set against cuBLAS's kernel in the same record when there
+    is one (not against the benchmark's cuBLAS, timed another way), and cuBLAS's own card gets no %."""
+    ref = pr.reference_gflops(FIXTURE_WITH_REFERENCE)
+    assert ref == pytest.approx(2 * 4096 ** 3 / 5e6)
+    assert pr.cublas_for_cards(FIXTURE_WITH_REFERENCE, FIXTURE_BENCH) == (ref, pr.CUBLAS_PROFILE_LABEL)
+    assert pr.cublas_for_cards(FIXTURE_PROFILES, FIXTURE_BENCH) == (20000.0, pr.CUBLAS_BENCH_LABEL)
+    naive, cublas = pr.recorded_cards(FIXTURE_WITH_REFERENCE)
+    lines = pr._card_lines(naive, ref, pr.CUBLAS_PROFILE_LABEL)
+    assert any(f"같은 프로파일 기록의 cuBLAS 커널({ref:,.0f})의 50.0%" in line for line in lines)
+    (perf,) = [line for line in pr._card_lines(cublas, ref) if line.startswith("성능")]
+    assert "cuBLAS 자신" in perf and "%" not in perf
+    fig = pr.figure(kernel="rec:sgemm_naive", profiles=FIXTURE_WITH_REFERENCE, benchmarks=FIXTURE_BENCH)
+    labels = [b.label for b in fig.layout.updatemenus[0].buttons]
+    assert labels[-2:] == ["측정: L0 sgemm_naive", "측정: cuBLAS (라이브러리 커널)"]
+    texts = [t.text[0] for t in fig.data if t.type == "scatter" and t.visible is True and t.mode == "text"]
+    assert any("같은 프로파일 기록의 cuBLAS 커널" in t for t in texts)
+
+
 def test_recorded_cards():
     cards = pr.recorded_cards(FIXTURE_PROFILES)
     assert [c.key for c in cards] == ["rec:sgemm_naive"]               # broken entry skipped

@@ -17,9 +17,9 @@ from sims._common import figure_json_bytes
 ALLOWED_TRACES = {"scatter", "bar", "heatmap", "histogram", "box", "contour", "image"}
 
 
-def _row(kernel, level, gflops, size=4096, variant=""):
+def _row(kernel, level, gflops, size=4096, variant="", **extra):
     return {"kernel": kernel, "level": level, "variant": variant, "M": size, "N": size,
-            "K": size, "median_ms": 1.0, "min_ms": 1.0, "max_ms": 1.0, "gflops": gflops}
+            "K": size, "median_ms": 1.0, "min_ms": 1.0, "max_ms": 1.0, "gflops": gflops, **extra}
 
 
 FIXTURE_BENCH = {
@@ -34,6 +34,10 @@ FIXTURE_BENCH = {
 FIXTURE_PROFILES = {"device": "Fixture GPU H100",
                     "kernels": [{"kernel": "sgemm_tiled", "level": 2, "M": 4096, "N": 4096,
                                  "K": 4096, "dram_bytes": 2 * 4096 ** 3 / 50.0}]}
+FIXTURE_REFERENCE = dict(FIXTURE_PROFILES, reference=[
+    {"kernel": "cublas", "level": None, "M": 4096, "N": 4096, "K": 4096,
+     "function": "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize256x128x8_stage3_warpsize4x2x1_ffma",
+     "dram_bytes": 2 * 4096 ** 3 / 400.0}])
 
 
 # ---------------------------------------------------------------------------- roofs
@@ -89,6 +93,9 @@ def test_fp32_peak_formula():
 def test_level_ai_models_d1():
     assert [rl.level_ai(lv, "i") for lv in range(6)] == [0.25, 0.4, 0.25, 2.0, 2.0, 2.0]
     assert [rl.level_ai(lv, "ii") for lv in range(6)] == [0.25, 0.4, 4.0, 32.0, 32.0, 32.0]
+    # Level 6: an 8 x 16 thread tile (256 FLOP per 24 floats) in a 128 x 256 block
+    assert rl.level_ai(6, "i") == pytest.approx(256 / 96)
+    assert rl.level_ai(6, "ii") == pytest.approx(128 * 256 / (2 * 384))
     assert rl.level_ai(3, "iv") == pytest.approx(682.67, abs=0.01)
     assert rl.level_ai(3, "iii") is None
     assert rl.level_ai(2, "iii", dram_bytes=2 * 4096 ** 3 / 10) == pytest.approx(10)
@@ -103,7 +110,7 @@ def test_ai_formulas():
         with pytest.raises(SimInputError):
             rl.ai_block_global(*bad)
     with pytest.raises(SimInputError):
-        rl.level_ai(6, "i")
+        rl.level_ai(7, "i")
     with pytest.raises(SimInputError):
         rl.level_ai(2, "v")
 
@@ -122,6 +129,75 @@ def test_points_and_cublas_from_fixture():
     small = rl.roofline_points(FIXTURE_BENCH, "i", size=(1000, 1000, 1000))
     assert [p.gflops for p in small] == [50.0]
     assert rl.roofline_points(None, "i") == [] and rl.cublas_gflops(None) is None
+
+
+def test_level_tiles_are_the_registrys():
+    from kernels import registry
+
+    six = registry.LEVEL6
+    assert rl.LEVEL_TILES[6] == {"thread": (six["TM"], six["TN"]), "block": (six["BM"], six["BN"])}
+    for level in (3, 4, 5):
+        spec = registry.KERNELS[registry.LEVEL_REPRESENTATIVE[level]]
+        assert rl.LEVEL_TILES[level]["block"] == spec.tile
+    assert rl.MAX_LEVEL == max(registry.LEVEL_REPRESENTATIVE)
+
+
+def test_reference_tile_from_the_kernel_name():
+    assert rl.reference_block_tile(FIXTURE_REFERENCE["reference"][0]["function"]) == (256, 128)
+    assert rl.reference_block_tile("some_kernel_without_a_tile") is None
+    assert rl.reference_block_tile(None) is None
+
+
+def test_reference_points_follow_the_model():
+    bench = dict(FIXTURE_BENCH, rows=[r for r in FIXTURE_BENCH["rows"] if r["kernel"] != "cublas"]
+                 + [_row("cublas", None, 2000.0, variant="cuBLAS SGEMM (FP32)", min_ms=0.9, max_ms=1.2)])
+    assert rl.reference_points(bench, "i", profiles=FIXTURE_REFERENCE) == []        # thread tile unknown
+    (ii,) = rl.reference_points(bench, "ii", profiles=FIXTURE_REFERENCE)
+    assert ii.level is None and ii.ai == pytest.approx(256 * 128 / (2 * 384)) and ii.gflops == 2000.0
+    assert ii.label == "cuBLAS SGEMM (FP32)" and ii.series == "cublas"
+    (iii,) = rl.reference_points(bench, "iii", profiles=FIXTURE_REFERENCE)
+    assert iii.ai == pytest.approx(400.0)
+    assert rl.reference_points(bench, "iv", profiles={})[0].ai == pytest.approx(4096 / 6)
+    assert rl.reference_points(bench, "ii", profiles=FIXTURE_PROFILES) == []     # no reference profile
+    assert rl.reference_points(None, "ii") == []
+    # the row keeps the median of the medians; its min/max give the range drawn as a bar
+    flop = 2 * 4096 ** 3
+    assert rl.cublas_range(bench) == pytest.approx((flop / 1.2e6, flop / 0.9e6))
+    assert ii.gflops_range == pytest.approx((flop / 1.2e6, flop / 0.9e6))
+    with pytest.raises(SimInputError):
+        rl.reference_points(bench, "v")
+
+
+def test_hover_quotes_the_recorded_pct_of_cublas():
+    """The % of cuBLAS a point shows is the one timed in alternation, not its GFLOP/s over the cuBLAS row."""
+    bench = dict(FIXTURE_BENCH, rows=FIXTURE_BENCH["rows"] + [_row("sgemm_warp_tiling", 6, 2100.0,
+                                                                   pct_cublas=99.5)])
+    fig = rl.figure(model="ii", benchmarks=bench, profiles={})
+    (l6,) = [t for t in fig.data if t.name == "Level 6 측정" and t.visible is True]
+    assert "cuBLAS 대비 99.5%" in l6.hovertext[0] and "105.0%" not in l6.hovertext[0]
+    assert l6.marker.symbol[0] == "pentagon"
+    (l3,) = [t for t in fig.data if t.name == "Level 3 측정" and t.visible is True]
+    assert "cuBLAS 대비 50.0%" in l3.hovertext[0]          # no recorded %: from the same run's cuBLAS
+
+
+def test_reference_point_on_the_figure():
+    bench = dict(FIXTURE_BENCH, rows=[r for r in FIXTURE_BENCH["rows"] if r["kernel"] != "cublas"]
+                 + [_row("cublas", None, 2000.0, variant="cuBLAS SGEMM (FP32)", min_ms=0.9, max_ms=1.2),
+                    _row("sgemm_warp_tiling", 6, 2100.0)])
+    fig = rl.figure(model="ii", benchmarks=bench, profiles=FIXTURE_REFERENCE)
+    refs = [t for t in fig.data if t.legendgroup == "cublas"]
+    assert len(refs) == 3                                  # (ii), (iii), (iv); none under (i)
+    shown = [t for t in refs if t.visible is True]
+    assert len(shown) == 1 and shown[0].marker.symbol == rl.REFERENCE_SYMBOL
+    level_symbols = {s for t in fig.data if (t.name or "").startswith("Level") for s in t.marker.symbol}
+    assert rl.REFERENCE_SYMBOL not in level_symbols
+    assert shown[0].error_y.arrayminus[0] == pytest.approx(2000.0 - 2 * 4096 ** 3 / 1.2e6)
+    assert "중앙값들의 중앙값" in shown[0].hovertext[0]
+    # Level 6 (128 x 256) and cuBLAS (256 x 128) share one AI: spread apart, the reference to the right
+    (l6,) = [t for t in fig.data if t.name == "Level 6 측정" and t.visible is True]
+    assert l6.x[0] < 256 * 128 / 768 < shown[0].x[0]
+    with_i = rl.figure(model="i", benchmarks=bench, profiles=FIXTURE_REFERENCE)
+    assert not any(t.visible is True for t in with_i.data if t.legendgroup == "cublas")
 
 
 def test_load_recorded_handles_missing_and_broken_files(tmp_path):
