@@ -11,7 +11,7 @@ HAS_NVIDIA_DRIVER := $(shell command -v nvidia-smi >/dev/null 2>&1 && echo yes)
 AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 
-.PHONY: book test lab lab-install gpu-deps doctor gpu-test record sass clean browser-deps help
+.PHONY: book test lab lab-install gpu-deps doctor gpu-test record record-exercises sass clean browser-deps help
 
 help:
 	@echo "make book      - build the HTML site into $(SITE) (creates $(VENV) first)"
@@ -20,6 +20,7 @@ help:
 	@echo "make doctor    - can this machine run the kernels? what is missing, and the command that fixes it"
 	@echo "make gpu-test  - GPU test suite and compute-sanitizer (GPU machine)"
 	@echo "make record    - re-record book/data/benchmarks.json on this GPU"
+	@echo "make record-exercises - check every exercise's solution and wrong attempts on this GPU (book/data/exercises.json)"
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -75,6 +76,9 @@ gpu-test: $(GPU_STAMP)
 
 record: $(GPU_STAMP)
 	CUPY_TF32=0 $(PY) -m kernels record
+
+record-exercises: $(GPU_STAMP)
+	CUPY_TF32=0 $(PY) tools/record_exercises.py
 
 sass: $(STAMP)
 	$(PY) -m kernels sass

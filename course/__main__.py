@@ -5,6 +5,8 @@ Commands
     export-key   answer key (JSON, or Markdown for *.md) / 정답지
     grade        re-grade a folder of submissions into a gradebook CSV / 채점
     validate     check the question banks against the schema / 문제 은행 검사
+    exercise     kernel exercises: list, show, check a .cu file / 커널 실습 (course.exercise.cli)
+    grade-code   check a folder of learners' kernels into a CSV (runs their code) / 커널 제출물 채점
 
 Exit codes
     0  done (grade: every file was graded cleanly; validate: the banks are valid and balanced)
@@ -13,6 +15,8 @@ Exit codes
     2  usage or setup error: bad arguments, missing/invalid bank, invalid settings, missing folder
     3  grade: graded, but some files were skipped or graded with a note; they are listed in the
        problems CSV (default: <gradebook>_problems.csv beside the gradebook)
+       grade-code: the same, for kernel submissions
+    4  exercise check: nothing failed, but checks were skipped (no GPU on this machine)
 """
 from __future__ import annotations
 
@@ -90,6 +94,27 @@ def _parser() -> argparse.ArgumentParser:
         epilog="종료 코드 / exit codes: 0 문제 없음 (ok); 1 정답 위치·길이 치우침 (unbalanced keys); "
                "2 스키마 오류 (schema error).")
     validate.add_argument("--module", type=int, help="한 모듈만 / only this module")
+
+    from course.exercise import cli as exercise_cli
+
+    exercise_cli.add_parser(sub)
+    code = sub.add_parser(
+        "grade-code", help="커널 제출물 채점 (학생 코드를 실행함) / grade kernel submissions (runs learners' code)",
+        description="폴더 안의 CUDA 소스(*.cu)마다 실습 검사를 따로 된 하위 프로세스에서 제한 시간을 두고 실행해, 학습자마다 "
+                    "한 줄(검사별 결과와 진단)의 CSV를 씁니다. 주의: 학생이 낸 코드를 이 머신의 GPU에서 실행합니다. "
+                    "잃어도 되는 머신이나 컨테이너에서 돌리세요. / Check every *.cu under a folder, each in its own "
+                    "subprocess with a time limit, into a CSV with every check's result. WARNING: this runs learners' "
+                    "code on this machine's GPU.",
+        epilog="종료 코드 / exit codes: 0 모두 검사함 (all checked); 1 검사한 제출 없음 (nothing checked); "
+               "2 사용법 오류 (usage error); 3 건너뛰거나 참고가 붙은 파일이 있음, problems CSV 참고 (some files skipped).")
+    code.add_argument("--exercise", required=True, metavar="ID", help="실습 번호 / exercise id (예: m06-e1)")
+    code.add_argument("--submissions", required=True, metavar="DIR", help="제출 폴더 / folder of .cu submissions")
+    code.add_argument("--out", required=True, metavar="CSV", help="결과 CSV / result CSV to write")
+    code.add_argument("--problems", metavar="CSV",
+                      help="건너뛴 파일 목록 (기본값: <이름>_problems.csv) / skipped files (default: <out>_problems.csv)")
+    code.add_argument("--time-limit", type=float, default=90.0, metavar="S",
+                      help="하위 프로세스마다의 제한 시간(초, 기본 90) / per-subprocess time limit in seconds")
+    code.add_argument("--no-gpu", action="store_true", help="컴파일과 SASS만 / compile and SASS checks only")
     return parser
 
 
@@ -172,7 +197,42 @@ def _validate(args) -> int:
     return EXIT_UNBALANCED if problems else EXIT_OK
 
 
-COMMANDS = {"export-form": _export_form, "export-key": _export_key, "grade": _grade, "validate": _validate}
+def _exercise(args) -> int:
+    from course.exercise import cli as exercise_cli
+
+    return exercise_cli.run(args)
+
+
+def _grade_code(args) -> int:
+    from course.exercise import ExerciseError, load
+    from course.exercise.grade import grade_code, write_report
+
+    try:
+        spec = load(args.exercise)
+    except ExerciseError as exc:
+        print(f"오류 (error): {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    folder = Path(args.submissions)
+    if not folder.is_dir():
+        print(f"오류 (error): 제출 폴더가 없습니다: {folder}", file=sys.stderr)
+        return EXIT_USAGE
+    print("주의: 학생이 낸 코드를 이 머신에서 실행합니다 (this runs learners' code).", file=sys.stderr)
+    report = grade_code(spec, folder, args.time_limit, args.no_gpu,
+                        progress=lambda line: print(line, file=sys.stderr, flush=True))
+    problems_csv = args.problems or instructor.problems_path_for(args.out)
+    write_report(report, args.out, problems_csv)
+    passed = sum(1 for r in report.rows if r.verdict and r.verdict["passed"])
+    print(f"검사(checked): {len(report.rows)}개, 모두 통과(passed): {passed}개, 건너뜀(skipped): {len(report.skipped)}개")
+    for p in report.problems:
+        print(f"  {p.outcome}  {p.file}: {p.reason}")
+    print(f"결과 (results): {args.out}; 문제 목록 (problems): {problems_csv} ({len(report.problems)}건)")
+    if not report.rows:
+        return EXIT_NOTHING_GRADED
+    return EXIT_PROBLEMS if report.problems else EXIT_OK
+
+
+COMMANDS = {"export-form": _export_form, "export-key": _export_key, "grade": _grade, "validate": _validate,
+            "exercise": _exercise, "grade-code": _grade_code}
 
 
 def main(argv=None) -> int:

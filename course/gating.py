@@ -35,21 +35,28 @@ class GateDecision:
     title: str = ""           # the checkpoint's title
     rule: str = ""            # its pass rule as a count, e.g. "6/8"
     page: str = ""            # docname of the checkpoint's chapter
+    missing_exercises: tuple = ()   # required kernel exercises not passed yet (JupyterLab only)
 
 
-def decide(module: int, settings: CourseSettings, best_correct_count: int | None) -> GateDecision:
+def decide(module: int, settings: CourseSettings, best_correct_count: int | None,
+           passed_exercises=None) -> GateDecision:
     """Pure decision. best_correct_count: the learner's best fully-correct count on the
-    required checkpoint (None when never attempted)."""
+    required checkpoint (None when never attempted). passed_exercises: ids of the kernel
+    exercises the learner has passed; None where they cannot be known (the static site), and then
+    a checkpoint's exercise requirement is not applied."""
     module = int(module)
     requires = settings.required_module(module)
     checkpoint = settings.checkpoint(requires) if requires is not None else None
     if requires is None or checkpoint is None or settings.gating_policy == "off":
         return GateDecision(module, requires, settings.gating_policy, True, False, False)
     passed = best_correct_count is not None and best_correct_count >= checkpoint.pass_count
+    missing = () if passed_exercises is None else \
+        tuple(e for e in checkpoint.exercises if e not in set(passed_exercises))
+    passed = passed and not missing
     locked = settings.gating_policy == "strict" and not passed
     return GateDecision(module, requires, settings.gating_policy, passed, locked,
                         show_banner=not passed, title=checkpoint.title, rule=checkpoint.rule_text,
-                        page=settings.page(requires))
+                        page=settings.page(requires), missing_exercises=missing)
 
 
 def gate_marker_html(module: int, requires: int | None) -> str:
@@ -77,9 +84,14 @@ def lab_banner_html(decision: GateDecision, best_correct_count: int | None) -> s
         head = "ℹ️ 이 장을 시작하기 전에 체크포인트를 먼저 통과하기를 권합니다(게이팅 정책: advisory)."
         tail = "통과하지 않아도 계속 진행할 수 있습니다."
         color = "#f9a825"
+    exercises = ""
+    if decision.missing_exercises:
+        names = ", ".join(f"<code>{html.escape(e)}</code>" for e in decision.missing_exercises)
+        exercises = (f"<p>이 체크포인트는 커널 실습도 통과해야 합니다. 아직 통과하지 않은 실습: {names} "
+                     "(각 장의 <code>%%exercise</code> 셀).</p>")
     return (f'<div class="course-gate-lab" style="border-left:4px solid {color};padding:6px 10px">'
             f'<p>{head}</p><p>필요한 체크포인트: <b>{title}</b> — {decision.rule} 이상 정답 '
-            f'({tried}). 체크포인트 장: {link}</p><p>{tail}</p></div>')
+            f'({tried}). 체크포인트 장: {link}</p>{exercises}<p>{tail}</p></div>')
 
 
 class _HTML:
@@ -115,16 +127,18 @@ def gate(module: int, settings: CourseSettings | None = None, store=None):
     if _static_mode():
         return _HTML(gate_marker_html(module, requires))
     best = None
+    passed_exercises = set()
     notices = []
     if requires is not None:
         from course.progress import ProgressStore
         store = store or ProgressStore()
         try:
             best = store.best_correct_count(requires)
+            passed_exercises = {a["exercise"] for a in store.exercise_attempts() if a["passed"]}
             notices = store.notices
         except OSError as exc:
             notices = [f"진행 파일을 읽을 수 없습니다: {exc}"]
-    markup = lab_banner_html(decide(module, settings, best), best)
+    markup = lab_banner_html(decide(module, settings, best, passed_exercises), best)
     markup += "".join(f'<p class="course-notice">주의: {html.escape(n)}</p>' for n in notices)
     if markup:
         from IPython.display import HTML, display

@@ -11,6 +11,9 @@ Files in that folder:
     ``learner`` is an anonymous random id made once (``learner_id()``); with the attempt number
     it seeds the order of the quiz choices (course.shuffle). An attempt may carry
     ``attempt`` (its number for the module) and ``choice_order`` ({question id: [choice ids]}).
+    Kernel exercises (course.exercise) add two optional keys: ``exercise_attempts`` (one compact
+    verdict per check, see ``validate_exercise_attempt``) and ``exercise_hints`` ({exercise id:
+    hints unlocked}). Older course versions keep both untouched when they rewrite the file.
 ``progress.json.bak``
     the previous good file, written before every replacement.
 ``progress.json.corrupt-<time>``
@@ -54,6 +57,7 @@ __all__ = [
     "ProgressStore",
     "default_data_dir",
     "validate_attempt",
+    "validate_exercise_attempt",
 ]
 
 SCHEMA = "sgemm-course-progress"
@@ -100,6 +104,22 @@ def validate_attempt(attempt) -> bool:
             and (attempt.get("passed") is None or isinstance(attempt.get("passed"), bool)))
 
 
+_EXERCISE_STATUSES = {"pass", "fail", "skip"}
+
+
+def validate_exercise_attempt(attempt) -> bool:
+    """True when attempt is a complete exercise verdict record (see record_exercise_attempt)."""
+    return (isinstance(attempt, dict)
+            and isinstance(attempt.get("id"), str) and attempt["id"] != ""
+            and isinstance(attempt.get("exercise"), str) and attempt["exercise"] != ""
+            and _is_int(attempt.get("module"))
+            and isinstance(attempt.get("time"), str)
+            and isinstance(attempt.get("passed"), bool)
+            and (attempt.get("diagnosis") is None or isinstance(attempt.get("diagnosis"), str))
+            and isinstance(attempt.get("checks"), dict)
+            and all(isinstance(k, str) and v in _EXERCISE_STATUSES for k, v in attempt["checks"].items()))
+
+
 def _state_problems(data) -> str | None:
     """None when data is a valid current-version state, else a short reason."""
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
@@ -113,11 +133,20 @@ def _state_problems(data) -> str | None:
         return f"읽을 수 없는 시도 기록이 있습니다 (위치 {bad[:5]})"
     if not isinstance(data.get("student", {}), dict):
         return "student가 객체가 아닙니다"
+    exercise_attempts = data.get("exercise_attempts", [])
+    if not isinstance(exercise_attempts, list):
+        return "exercise_attempts가 목록이 아닙니다"
+    bad = [i for i, a in enumerate(exercise_attempts) if not validate_exercise_attempt(a)]
+    if bad:
+        return f"읽을 수 없는 실습 기록이 있습니다 (위치 {bad[:5]})"
+    hints = data.get("exercise_hints", {})
+    if not isinstance(hints, dict) or not all(_is_int(v) and v >= 0 for v in hints.values()):
+        return "exercise_hints가 {실습: 정수} 객체가 아닙니다"
     return None
 
 
-def _salvage_attempts(text: str) -> list[dict]:
-    """Every attempt object that can still be decoded anywhere in a damaged file."""
+def _salvage_attempts(text: str, valid=validate_attempt) -> list[dict]:
+    """Every attempt object (as `valid` recognises it) that can still be decoded in a damaged file."""
     decoder = json.JSONDecoder()
     found, position = [], text.find("{")
     while position != -1:
@@ -125,7 +154,7 @@ def _salvage_attempts(text: str) -> list[dict]:
             obj, end = decoder.raw_decode(text, position)
         except ValueError:
             obj, end = None, position + 1
-        if validate_attempt(obj):
+        if valid(obj):
             found.append(obj)
             position = text.find("{", end)
         else:
@@ -249,6 +278,52 @@ class ProgressStore:
             **extra,
         })
 
+    # ------------------------------------------------------------------ kernel exercises
+    def record_exercise_attempt(self, verdict: dict, module: int, client: str = "jupyterlab") -> dict:
+        """Store one exercise verdict (course.exercise.Verdict.to_dict()) compactly: which check
+        passed, failed or was skipped, the diagnosis, the timing ratio, a hash of the source."""
+        from course.submission import utc_now_iso
+        speed = next((c for c in verdict.get("checks", []) if c.get("check") == "speed"), {})
+        attempt = {
+            "id": uuid.uuid4().hex,
+            "exercise": str(verdict["exercise"]),
+            "module": int(module),
+            "time": utc_now_iso(),
+            "client": client,
+            "passed": bool(verdict.get("passed")),
+            "diagnosis": verdict.get("diagnosis"),
+            "checks": {c["check"]: c["status"] for c in verdict.get("checks", [])},
+            "speed_ratio": (speed.get("details") or {}).get("ratio"),
+            "device": verdict.get("device", ""),
+            "source_sha256": verdict.get("source_sha256", ""),
+        }
+        if not validate_exercise_attempt(attempt):
+            raise ValueError("exercise attempt is missing fields or has wrong types")
+        self._update(lambda state: state.setdefault("exercise_attempts", []).append(attempt))
+        return attempt
+
+    def exercise_attempts(self, exercise: str | None = None) -> list[dict]:
+        items = self.load().get("exercise_attempts", [])
+        return [a for a in items if exercise is None or a.get("exercise") == exercise]
+
+    def exercise_passed(self, exercise: str) -> bool:
+        return any(a["passed"] for a in self.exercise_attempts(exercise))
+
+    def exercise_hints_unlocked(self, exercise: str) -> int:
+        value = self.load().get("exercise_hints", {}).get(exercise, 0)
+        return value if _is_int(value) and value >= 0 else 0
+
+    def unlock_exercise_hint(self, exercise: str, available: int) -> int:
+        """Unlock the next hint (up to `available`); returns how many are unlocked now."""
+        unlocked = {}
+
+        def change(state):
+            hints = state.setdefault("exercise_hints", {})
+            hints[exercise] = min(available, hints.get(exercise, 0) + 1)
+            unlocked["n"] = hints[exercise]
+        self._update(change)
+        return unlocked["n"]
+
     # ------------------------------------------------------------------ internals
     def _update(self, change) -> None:
         if self.read_only:
@@ -301,12 +376,20 @@ class ProgressStore:
         os.replace(self.path, aside)
         state = self._read_backup() or _empty_state()
         known = {a["id"] for a in state["attempts"]}
-        salvaged = [a for a in _salvage_attempts(raw.decode("utf-8", errors="replace")) if a["id"] not in known]
+        text = raw.decode("utf-8", errors="replace")
+        salvaged = [a for a in _salvage_attempts(text) if a["id"] not in known]
         state["attempts"] = sorted(state["attempts"] + salvaged, key=lambda a: a["time"])
+        known_exercise = {a["id"] for a in state.get("exercise_attempts", [])}
+        exercise_salvaged = [a for a in _salvage_attempts(text, validate_exercise_attempt) if a["id"] not in known_exercise]
+        if exercise_salvaged or state.get("exercise_attempts"):
+            state["exercise_attempts"] = sorted(state.get("exercise_attempts", []) + exercise_salvaged,
+                                                key=lambda a: a["time"])
         state["best"] = _best_by_module(state["attempts"])
         self.notices.append(
             f"진행 파일(progress.json)을 읽을 수 없어({problem}) {aside.name}(으)로 옮겨 두고, "
-            f"백업과 손상된 파일에서 시도 기록 {len(state['attempts'])}개를 되살렸습니다.")
+            f"백업과 손상된 파일에서 시도 기록 {len(state['attempts'])}개"
+            + (f"와 실습 기록 {len(state['exercise_attempts'])}개" if state.get("exercise_attempts") else "")
+            + "를 되살렸습니다.")
         self._atomic_write(self.path, json.dumps(state, ensure_ascii=False, indent=1).encode("utf-8"))
         return state
 

@@ -12,6 +12,7 @@ directory and its parents.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,6 +60,9 @@ class Checkpoint:
     pass_count: int
     question_count: int
     title: str
+    # Kernel exercises (course.exercise ids) that must also pass, checked where the learner runs
+    # them (JupyterLab); empty by default. The static site cannot run kernels and gates on the quiz.
+    exercises: tuple = ()
 
     @property
     def rule_text(self) -> str:
@@ -161,4 +165,8 @@ def _checkpoint(module: int, value, where: str) -> Checkpoint:
     if pass_count > question_count:
         raise SettingsError(f"{where}: pass_count({pass_count})가 question_count({question_count})보다 큽니다")
     title = value.get("title") or f"모듈 {module} 체크포인트"
-    return Checkpoint(module, pass_count, question_count, str(title))
+    exercises = value.get("exercises") or []
+    if not isinstance(exercises, list) or not all(isinstance(e, str) and re.fullmatch(r"m\d{2}-e\d+", e)
+                                                  for e in exercises):
+        raise SettingsError(f"{where}.exercises는 실습 번호(예: m06-e1)의 목록이어야 합니다 (받은 값: {exercises!r})")
+    return Checkpoint(module, pass_count, question_count, str(title), tuple(exercises))

@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
+from IPython.core.inputtransformer2 import TransformerManager
 
 REPO = Path(__file__).resolve().parent.parent
 CHAPTERS = sorted(p for p in (REPO / "book").glob("m*.md"))
@@ -26,7 +27,9 @@ def _code_cells(text: str) -> list[str]:
         lines = body.splitlines()
         if lines and lines[0] == "---":
             lines = lines[lines.index("---", 1) + 1:]
-        cells.append("\n".join(line for line in lines if not line.startswith(":")))
+        source = "\n".join(line for line in lines if not line.startswith(":"))
+        # IPython syntax (%load_ext, a %%exercise cell holding CUDA) as the Python IPython runs.
+        cells.append(TransformerManager().transform_cell(source))
     return cells
 
 

@@ -1,0 +1,129 @@
+"""`python -m course exercise list | show ID | check ID FILE.cu [--json]` (wired in course.__main__).
+
+Exit codes of `check`: 0 every check passed; 1 a check failed; 2 usage or input error (unknown
+exercise, missing file, a file that is not CUDA); 4 nothing failed but some checks were skipped
+(no GPU on this machine).
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+from course.exercise import spec as specs
+from course.exercise.learner import ExerciseInputError
+
+EXIT_PASSED, EXIT_FAILED, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 4
+
+
+def add_parser(sub) -> None:
+    parser = sub.add_parser(
+        "exercise", help="커널 실습 목록·설명·검사 / kernel exercises: list, show, check",
+        description="커널 실습(exercise)을 보고, 내 CUDA 커널을 검사합니다: 컴파일 → SASS 규칙 → 정확성 → "
+                    "경쟁·메모리 검사 → 속도. / Browse the kernel exercises and check a CUDA kernel.",
+        epilog="check의 종료 코드 / exit codes: 0 모두 통과 (passed); 1 실패한 검사가 있음 (failed); "
+               "2 사용법·입력 오류 (usage or input error); 4 실패는 없지만 GPU가 없어 건너뛴 검사가 있음 (incomplete).")
+    verbs = parser.add_subparsers(dest="exercise_command", required=True, metavar="VERB")
+    verbs.add_parser("list", help="실습 목록 / list the exercises")
+    show = verbs.add_parser("show", help="실습 설명과 검사 기준 / an exercise's goal and targets")
+    show.add_argument("id", help="실습 번호 / exercise id (예: m06-e1)")
+    check = verbs.add_parser("check", help="내 커널 검사 / check a kernel file",
+                             description="CUDA 소스 파일 하나를 실습의 기준으로 검사합니다. 커널은 시간 제한이 있는 "
+                                         "하위 프로세스에서 실행합니다. / Check one CUDA file; the kernel runs in "
+                                         "subprocesses with time limits.")
+    check.add_argument("id", help="실습 번호 / exercise id (예: m06-e1)")
+    check.add_argument("file", help="CUDA 소스 파일 / CUDA source file (.cu)")
+    check.add_argument("--json", action="store_true", help="판정을 JSON으로 출력 / print the verdict as JSON")
+    check.add_argument("--no-gpu", action="store_true", help="GPU가 있어도 컴파일과 SASS만 / compile and SASS only")
+    check.add_argument("--time-limit", type=float, metavar="S",
+                       help="하위 프로세스마다의 제한 시간(초) / time limit per subprocess in seconds")
+    check.add_argument("--record", action="store_true",
+                       help="판정을 내 진도 파일에 저장 / store the verdict in my progress file")
+
+
+def run(args) -> int:
+    handler = {"list": _list, "show": _show, "check": _check}[args.exercise_command]
+    try:
+        return handler(args)
+    except specs.ExerciseError as exc:
+        print(f"오류 (error): {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except ExerciseInputError as exc:
+        print(f"입력 오류 (input error, {exc.kind}): {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _list(args) -> int:
+    exercises = specs.load_all()
+    if not exercises:
+        print("실습이 없습니다 (no exercises).")
+        return EXIT_PASSED
+    print(f"{'id':<8} {'모듈':>4}  {'제목'}")
+    for s in exercises:
+        print(f"{s.id:<8} {s.module:>4}  {s.title_ko}")
+    print(f"\n{len(exercises)}개. 자세히: python -m course exercise show <id>")
+    return EXIT_PASSED
+
+
+def describe(s: specs.ExerciseSpec) -> str:
+    """The exercise as plain text: goal, launch, what each check demands."""
+    m = s.multiple_of
+    shape_rules = ", ".join(f"{d}는 {m[d]}의 배수" for d in "MNK" if m[d] > 1) or "제한 없음 (1, 소수, 타일의 배수가 아닌 크기 포함)"
+    sass_rules = []
+    if s.forbid:
+        sass_rules.append("없어야 할 명령: " + ", ".join(s.forbid))
+    if s.require:
+        sass_rules.append("있어야 할 명령: " + ", ".join(s.require))
+    if s.max_registers:
+        sass_rules.append(f"레지스터 {s.max_registers}개 이하")
+    tools = ", ".join(t for t, on in s.hazards.items() if on) or "없음"
+    lines = [f"{s.id}: {s.title_ko} (모듈 {s.module})", "", s.goal_ko.strip(), "",
+             f"커널: extern \"C\" __global__ void {s.entry}(const float* A, const float* B, float* C, int M, int N, "
+             "int K, int lda, int ldb, int ldc, float alpha, float beta)",
+             f"실행 구성 (launch): {s.launch_text()}",
+             f"크기 (shapes): {shape_rules}" + ("; A, B, C는 16바이트 정렬, 선행 차원은 4의 배수" if s.aligned16 else ""),
+             "", "검사 (checks):",
+             "  1. 컴파일: NVRTC (sm_90)",
+             "  2. SASS 규칙: " + ("; ".join(sass_rules) or "없음"),
+             "  3. 정확성: 무작위·경계 크기, alpha/beta 조합, 행 여백(lda > K 등), beta = 0이면 NaN으로 채운 C; "
+             "cuBLAS와 상대 오차 1e-05 이내",
+             f"  4. 경쟁·메모리 검사: compute-sanitizer {tools} (없으면 반복 실행 차등 시험)",
+             f"  5. 속도: {s.speed_size}³에서 기준 커널 {s.speed_reference}의 {s.min_ratio:g}배 이상 (번갈아 측정)",
+             "", f"시작 코드: {s.starter}", f"힌트 {len(s.hints_ko)}개: JupyterLab에서 %exercise_hint {s.id}",
+             f"검사: python -m course exercise check {s.id} 내_커널.cu"]
+    return "\n".join(lines)
+
+
+def _show(args) -> int:
+    print(describe(specs.load(args.id)))
+    return EXIT_PASSED
+
+
+def _check(args) -> int:
+    from course.exercise import checker, gpu
+
+    spec = specs.load(args.id)
+    limits = gpu.Limits()
+    if args.time_limit:
+        limits = gpu.Limits.uniform(args.time_limit)
+    progress = None if args.json else (lambda what: print(f"… {what}", file=sys.stderr, flush=True))
+    verdict = checker.check_file(spec, args.file, use_gpu=False if args.no_gpu else None, limits=limits,
+                                 progress=progress)
+    if args.record:
+        _record(verdict, spec)
+    if args.json:
+        print(json.dumps(verdict.to_dict(), ensure_ascii=False, indent=1))
+    else:
+        print(verdict.text())
+    if verdict.passed:
+        return EXIT_PASSED
+    return EXIT_FAILED if verdict.failures else EXIT_INCOMPLETE
+
+
+def _record(verdict, spec) -> None:
+    from course.progress import ProgressReadOnlyError, ProgressStore
+
+    try:
+        ProgressStore().record_exercise_attempt(verdict.to_dict(), module=spec.module, client="cli")
+        print("진도 파일에 저장했습니다 (saved to progress).", file=sys.stderr)
+    except (OSError, ProgressReadOnlyError) as exc:
+        print(f"진도 파일에 저장하지 못했습니다: {exc}", file=sys.stderr)

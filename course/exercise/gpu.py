@@ -1,0 +1,363 @@
+"""The three checks that run the learner's kernel, each in a subprocess with a time limit.
+
+course.exercise.worker does the GPU work; this module starts it, kills its whole process group at
+the time limit (a hang becomes a "timeout" verdict that names what was running), reads its JSON
+lines, and turns them into Korean check results. compute-sanitizer wraps the worker for the
+hazards check; where it is not installed, a repeated-run test stands in and says so.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from course.exercise import cases as case_plans
+from course.exercise.spec import ExerciseSpec
+from course.exercise.verdict import CheckResult
+
+REPO_ROOT = Path(__file__).resolve().parent.parent.parent
+SANITIZER_ENV = "COURSE_SANITIZER"       # path of compute-sanitizer, or "none" to act as if missing
+TOOL_DIAGNOSIS = {"memcheck": "out_of_bounds", "racecheck": "race", "synccheck": "sync_error"}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Seconds each subprocess may run before it is killed (compile and CUDA start-up included)."""
+    correctness: float = 60.0
+    hazards: float = 240.0        # per compute-sanitizer tool (they run side by side)
+    speed: float = 180.0
+
+    @classmethod
+    def uniform(cls, seconds: float) -> "Limits":
+        """One limit for every subprocess; compute-sanitizer gets at least three times as long (it is slow)."""
+        return cls(seconds, max(3 * seconds, 60.0), seconds)
+
+
+@dataclass
+class WorkerRun:
+    timed_out: bool
+    returncode: int | None
+    events: list = field(default_factory=list)
+    stdout: str = ""
+    stderr: str = ""
+    seconds: float = 0.0
+
+    def last(self, kind: str) -> dict | None:
+        return next((e for e in reversed(self.events) if e.get("event") == kind), None)
+
+    @property
+    def stage(self) -> str:
+        stage = self.last("stage")
+        return stage["what"] if stage else "시작 전"
+
+    @property
+    def sanitizer_lines(self) -> list[str]:
+        return [ln for ln in self.stdout.splitlines() if ln.startswith("=========")]
+
+
+def sanitizer_path() -> str | None:
+    env = os.environ.get(SANITIZER_ENV)
+    if env:
+        return None if env == "none" else env
+    found = shutil.which("compute-sanitizer")
+    if found:
+        return found
+    for candidate in ("/usr/local/cuda/bin/compute-sanitizer", "/opt/cuda/bin/compute-sanitizer"):
+        if os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def run_worker(job: dict, time_limit: float, wrapper: tuple = ()) -> WorkerRun:
+    """Run the worker on `job`; kill its process group when it outlives time_limit seconds."""
+    import time
+
+    env = dict(os.environ, CUPY_TF32="0", PYTHONUNBUFFERED="1")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p)
+    with tempfile.TemporaryDirectory(prefix="course-exercise-") as folder:
+        job_file = Path(folder) / "job.json"
+        job_file.write_text(json.dumps(job, ensure_ascii=False), encoding="utf-8")
+        command = [*wrapper, sys.executable, "-m", "course.exercise.worker", str(job_file)]
+        started = time.monotonic()
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   encoding="utf-8", errors="replace", env=env, cwd=folder,
+                                   start_new_session=True)
+        timed_out = False
+        try:
+            stdout, stderr = process.communicate(timeout=time_limit)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            _kill_group(process)
+            stdout, stderr = process.communicate()
+        seconds = time.monotonic() - started
+    events = []
+    for line in stdout.splitlines():
+        if line.startswith("{"):
+            try:
+                events.append(json.loads(line))
+            except ValueError:
+                pass
+    return WorkerRun(timed_out, process.returncode, events, stdout, stderr, seconds)
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        process.kill()
+
+
+def _job(spec: ExerciseSpec, source: str, name: str, mode: str, **extra) -> dict:
+    return {"mode": mode, "spec": spec.to_dict(), "source": source, "name": name, **extra}
+
+
+def _abnormal(check: str, run: WorkerRun, limit: float) -> CheckResult | None:
+    """Timeout, fault, crash or a compile failure on the device, as a check result (None if normal)."""
+    if run.timed_out:
+        return CheckResult.failed(
+            check, "timeout",
+            f"커널이 제한 시간 {limit:g}초 안에 끝나지 않아 하위 프로세스(subprocess)를 종료했습니다. "
+            f"마지막으로 하던 일: {run.stage}. 끝나지 않는 루프(infinite loop: 루프 변수가 늘지 않거나 조건이 "
+            "늘 참인 경우)나, 일부 스레드만 도달하는 배리어를 확인하세요.", stage=run.stage, limit_s=limit)
+    fault = run.last("fault")
+    if fault:
+        return CheckResult.failed(
+            check, "fault",
+            f"커널 실행이 CUDA 오류로 중단되었습니다 (fault): {fault['error']}. 마지막으로 하던 일: {run.stage}. "
+            "잘못된 주소(illegal address)라면 인덱스 계산과 경계 검사(bounds check)를, 실행 구성 오류라면 "
+            "블록당 자원(레지스터, 공유 메모리)을 확인하세요.", stage=run.stage, error=fault["error"])
+    failed = run.last("compile_failed")
+    if failed:
+        return CheckResult.failed(check, "compile_error",
+                                  "이 GPU의 NVRTC가 소스를 컴파일하지 못했습니다:\n" + failed["message"])
+    if run.last("result") is None:
+        crash = run.last("crash")
+        why = crash["error"] if crash else (run.stderr.strip().splitlines() or ["(출력 없음)"])[-1]
+        return CheckResult.failed(
+            check, "fault",
+            f"커널을 실행하던 하위 프로세스가 결과 없이 끝났습니다 (종료 코드 {run.returncode}): {why}",
+            stage=run.stage, stderr=run.stderr[-2000:])
+    return None
+
+
+# ----------------------------------------------------------------------------- correctness
+
+_OUTCOME_DIAGNOSIS = {"oob_write": "out_of_bounds", "oob_read": "out_of_bounds", "reads_c": "reads_c_with_beta_zero",
+                      "unwritten": "unwritten_output", "wrong_values": "wrong_values"}
+_ORDER = ("out_of_bounds", "reads_c_with_beta_zero", "unwritten_output", "wrong_values")
+
+
+def correctness_check(spec: ExerciseSpec, source: str, name: str, limits: Limits, seed: int = 0) -> CheckResult:
+    plan = case_plans.correctness_cases(spec, seed)
+    run = run_worker(_job(spec, source, name, "correctness", cases=[c.as_dict() for c in plan]), limits.correctness)
+    abnormal = _abnormal("correctness", run, limits.correctness)
+    if abnormal:
+        return abnormal
+    result = run.last("result")
+    outcomes = result["cases"]
+    bad = [c for c in outcomes if c["outcome"] != "ok"]
+    details = {"cases": outcomes, "device": result["device"], "tolerance": 1e-5}
+    if not bad:
+        worst = max((c["rel_error"] or 0.0) for c in outcomes)
+        return CheckResult.passed(
+            "correctness", f"{len(outcomes)}가지 크기·alpha/beta·행 여백 조합에서 cuBLAS와 일치합니다 "
+                           f"(최대 상대 오차 {worst:.1e}, 허용 1e-05; beta = 0일 때 C를 NaN으로 채워 검사).", **details)
+    found = {_OUTCOME_DIAGNOSIS[c["outcome"]] for c in bad}
+    diagnosis = next(d for d in _ORDER if d in found)
+    example = next(c for c in bad if _OUTCOME_DIAGNOSIS[c["outcome"]] == diagnosis)
+    return CheckResult.failed("correctness", diagnosis, _correctness_message(diagnosis, example, bad, outcomes, spec),
+                              **details)
+
+
+def _shape_text(case: dict) -> str:
+    ld = f", 행 여백 {case['pad']}" if case.get("pad") else ""
+    return f"{case['M']}×{case['N']}×{case['K']} (alpha={case['alpha']:g}, beta={case['beta']:g}{ld})"
+
+
+def _element(case: dict) -> str:
+    w = case.get("first_wrong")
+    if not w:
+        return ""
+    return f" 예: C[{w['row']}][{w['col']}] = {w['got']:.6g}, 기대값 {w['want']:.6g}."
+
+
+def _correctness_message(diagnosis: str, example: dict, bad: list, outcomes: list, spec: ExerciseSpec) -> str:
+    count = f"{len(outcomes)}가지 중 {len(bad)}가지 조합에서 틀립니다."
+    where = _shape_text(example)
+    if diagnosis == "out_of_bounds":
+        if example["outcome"] == "oob_write":
+            part = ("행 사이 여백(ldc 패딩)" if example.get("padding_written") and not example.get("guard_written")
+                    else "C 바깥의 보호 구역(guard band)")
+            return (f"{count} {where}: {part}에 썼습니다 (out of bounds write). 행렬 밖의 스레드가 쓰지 않도록 "
+                    "`if (row < M && col < N)` 같은 경계 검사를 하고, 주소는 ldc로 계산하세요.")
+        return (f"{count} {where}: 행렬 밖(보호 구역이나 행 사이 여백)의 값을 읽어 결과가 NaN이 되었습니다 "
+                "(out of bounds read). 그 값을 0으로 바꾸면 맞으므로, 타일의 행렬 밖 부분을 0으로 채우거나 읽기 전에 "
+                "경계를 검사하세요.")
+    if diagnosis == "reads_c_with_beta_zero":
+        return (f"{count} {where}: beta = 0인데 C를 읽었습니다. C를 NaN으로 채워 두면 결과가 NaN이 되고, 유한한 값으로 "
+                "채우면 맞습니다. BLAS 규칙상 beta = 0이면 C는 출력일 뿐입니다: `if (beta != 0.0f)`일 때만 C를 읽으세요.")
+    if diagnosis == "unwritten_output":
+        n = example.get("unchanged") or example.get("non_finite")
+        return (f"{count} {where}: C의 원소 {n}개를 쓰지 않았습니다 (NaN으로 채워 둔 값이 그대로 남음). "
+                "그리드가 C 전체를 덮는지(grid의 x·y와 행·열의 대응), 스레드가 맡은 원소를 모두 쓰는지 확인하세요."
+                + _element(example))
+    edge_only = all(c.get("edge") for c in bad) and any(not c.get("edge") and c["outcome"] == "ok" for c in outcomes)
+    pad_only = all(c.get("pad") for c in bad) and any(not c.get("pad") and c["outcome"] == "ok" for c in outcomes)
+    hint = ""
+    if pad_only:
+        hint = (" 행 여백이 있는 경우(lda > K 등)에만 틀립니다: 행 주소를 K나 N이 아니라 선행 차원(leading dimension) "
+                "lda·ldb·ldc로 계산하세요.")
+    elif edge_only:
+        hint = (f" M, N이 블록 타일({spec.tile[0]}×{spec.tile[1]})의 배수이고 K가 32의 배수인 크기에서는 맞고, "
+                "나머지에서만 틀립니다: 가장자리 블록의 경계 처리와 마지막(덜 찬) k 타일의 처리를 확인하세요.")
+    err = f", 상대 오차 {example['rel_error']:.1e} (허용 1e-05)" if example.get("rel_error") is not None else ""
+    return f"{count} {where}{err}: cuBLAS와 값이 다릅니다 (wrong values).{_element(example)}{hint}"
+
+
+# ----------------------------------------------------------------------------- hazards
+
+def hazards_check(spec: ExerciseSpec, source: str, name: str, limits: Limits) -> CheckResult:
+    tools = [t for t in ("memcheck", "racecheck", "synccheck") if spec.hazards.get(t, True)]
+    if not tools:
+        return CheckResult.passed("hazards", "이 실습은 경쟁·메모리 검사를 요구하지 않습니다.")
+    sanitizer = sanitizer_path()
+    if sanitizer is None:
+        return differential_check(spec, source, name, limits)
+    plan = [c.as_dict() for c in case_plans.hazard_cases(spec)]
+
+    def one(tool: str) -> tuple[str, WorkerRun]:
+        wrapper = (sanitizer, "--tool", tool, "--error-exitcode", "3", "--print-limit", "12",
+                   "--show-backtrace", "no")
+        return tool, run_worker(_job(spec, source, name, "sanitize", cases=plan, tool=tool), limits.hazards, wrapper)
+
+    with ThreadPoolExecutor(max_workers=len(tools)) as pool:
+        runs = dict(pool.map(one, tools))
+    return _hazard_result(runs, plan, limits, source)
+
+
+def parse_sanitizer(lines: list[str], source: str) -> dict:
+    """Errors and the learner's source lines they point at (sanitizer output lines, '=========' prefix)."""
+    import re
+
+    errors, code_lines = [], []
+    summary = None
+    for line in lines:
+        text = line.lstrip("= ").rstrip()
+        if re.search(r"(ERROR SUMMARY|RACECHECK SUMMARY): ", text):
+            summary = text
+            continue
+        if re.match(r"(Invalid |Error|Warning|Barrier error|Race reported|Misaligned|Out-of-range|"
+                     r"Program hit|Malloc|Uninitialized)", text):
+            errors.append(text)
+        for m in re.finditer(r"[\w.-]+\.cu:(\d+)", text):
+            code_lines.append(int(m.group(1)))
+    source_lines = source.splitlines()
+    shown = []
+    for number in dict.fromkeys(code_lines):
+        if 0 < number <= len(source_lines):
+            shown.append({"line": number, "code": source_lines[number - 1].strip()})
+    return {"errors": errors[:12], "lines": shown[:6], "summary": summary}
+
+
+_TOOL_TEXT = {
+    "memcheck": ("memcheck가 잘못된 메모리 접근을 찾았습니다 (out of bounds)",
+                 "행렬 밖의 주소를 읽거나 쓰는 스레드가 있습니다: 인덱스마다 경계 검사(row < M, col < N, k < K)를 하세요."),
+    "racecheck": ("racecheck가 공유 메모리 경쟁 상태를 찾았습니다 (race)",
+                  "한 스레드가 쓰는 공유 메모리를 다른 스레드가 배리어 없이 읽거나 덮어씁니다: 타일을 다 쓴 뒤와 "
+                  "다음 타일을 덮어쓰기 전에 __syncthreads()가 있어야 합니다."),
+    "synccheck": ("synccheck가 배리어 오류를 찾았습니다 (sync error)",
+                  "블록의 일부 스레드만 도달하는 __syncthreads()가 있습니다 (if 안의 배리어, 일찍 return한 스레드). "
+                  "모든 스레드가 같은 배리어를 지나게 하세요."),
+}
+
+
+def _hazard_result(runs: dict, plan: list, limits: Limits, source: str) -> CheckResult:
+    found, details, lines = [], {"cases": plan, "tools": {}}, []
+    for tool, run in runs.items():
+        parsed = parse_sanitizer(run.sanitizer_lines, source)
+        clean = not run.timed_out and run.returncode == 0 and run.last("result") is not None
+        details["tools"][tool] = {"returncode": run.returncode, "timed_out": run.timed_out, "seconds": round(run.seconds, 1),
+                                  **parsed}
+        if parsed["errors"] or run.returncode == 3:
+            found.append(tool)
+            head, advice = _TOOL_TEXT[tool]
+            where = "; ".join(f"{ln['line']}행 `{ln['code']}`" for ln in parsed["lines"][:3])
+            first = parsed["errors"][0] if parsed["errors"] else parsed["summary"] or ""
+            lines.append(f"{head}: {first}" + (f" — 소스 위치: {where}" if where else "") + f". {advice}")
+        elif run.timed_out:
+            lines.append(f"{tool}: 제한 시간 {limits.hazards:g}초 안에 끝나지 않았습니다 (마지막: {run.stage}).")
+        elif not clean:
+            abnormal = _abnormal("hazards", run, limits.hazards)
+            lines.append(f"{tool}: {abnormal.message_ko if abnormal else '비정상 종료'}")
+    if found:
+        diagnosis = TOOL_DIAGNOSIS[found[0]] if len(found) == 1 else \
+            next(TOOL_DIAGNOSIS[t] for t in ("memcheck", "racecheck", "synccheck") if t in found)
+        return CheckResult.failed("hazards", diagnosis, "\n".join(lines), sanitizer=True, **details)
+    if lines:
+        timed = [t for t, r in runs.items() if r.timed_out]
+        diagnosis = "timeout" if timed else "fault"
+        return CheckResult.failed("hazards", diagnosis, "\n".join(lines), sanitizer=True, **details)
+    sizes = ", ".join(f"{c['M']}×{c['N']}×{c['K']}" for c in plan)
+    return CheckResult.passed("hazards", f"compute-sanitizer {', '.join(runs)}: 문제 없음 ({sizes}).",
+                              sanitizer=True, **details)
+
+
+def differential_check(spec: ExerciseSpec, source: str, name: str, limits: Limits) -> CheckResult:
+    plan = [c.as_dict() for c in case_plans.differential_cases(spec)]
+    run = run_worker(_job(spec, source, name, "differential", cases=plan), limits.hazards)
+    note = ("compute-sanitizer가 없어 대신 차등 시험(differential test)을 했습니다: 같은 입력으로 여러 번, 다른 스트림이 "
+            "SM을 다투게 하면서 실행해 결과가 매번 같은지와 행렬 밖 보호 구역(guard band)이 그대로인지 봅니다. 이 시험은 "
+            "경쟁 상태를 놓칠 수 있습니다. CUDA Toolkit의 compute-sanitizer를 설치하면(PATH에 두면) 정확히 검사합니다.")
+    abnormal = _abnormal("hazards", run, limits.hazards)
+    if abnormal:
+        abnormal.message_ko += "\n" + note
+        return abnormal
+    outcomes = run.last("result")["cases"]
+    details = {"cases": outcomes, "sanitizer": False}
+    for case in outcomes:
+        if case["guard_written"] or case["padding_written"]:
+            return CheckResult.failed("hazards", "out_of_bounds",
+                                      f"{_shape_text(case)}: C 바깥에 썼습니다 (out of bounds).\n{note}", **details)
+        if case["differing_runs"]:
+            return CheckResult.failed(
+                "hazards", "race",
+                f"{_shape_text(case)}: 같은 입력으로 {case['repeats']}번 실행한 결과가 {case['differing_runs']}번 "
+                "달랐습니다. 공유 메모리 경쟁 상태(race)일 가능성이 큽니다: 배리어(__syncthreads())를 확인하세요.\n" + note,
+                **details)
+    return CheckResult.passed("hazards", "반복 실행 결과가 모두 같고 보호 구역도 그대로입니다.\n" + note, **details)
+
+
+# ----------------------------------------------------------------------------- speed
+
+def speed_check(spec: ExerciseSpec, source: str, name: str, limits: Limits, reps: int = 10) -> CheckResult:
+    shape = case_plans.speed_shape(spec)
+    run = run_worker(_job(spec, source, name, "speed", shape=list(shape), reference=spec.speed_reference, reps=reps),
+                     limits.speed)
+    abnormal = _abnormal("speed", run, limits.speed)
+    if abnormal:
+        return abnormal
+    r = run.last("result")
+    details = {k: r[k] for k in ("M", "N", "K", "learner_ms", "reference_ms", "learner_min_ms", "reference_min_ms",
+                                 "reps", "ratio", "rel_error", "registers", "device")}
+    details.update(reference=spec.speed_reference, min_ratio=spec.min_ratio)
+    size = f"{r['M']}×{r['N']}×{r['K']}"
+    timing = (f"{size}에서 내 커널 {r['learner_ms']:.3f} ms, 기준 커널 {spec.speed_reference} {r['reference_ms']:.3f} ms "
+              f"(번갈아 {r['reps']}번 잰 중앙값) → 기준 대비 {r['ratio']:.2f}배 속도 (목표 {spec.min_ratio:g}배 이상)")
+    if r["rel_error"] is None or r["rel_error"] > 1e-5:
+        err = "NaN" if r["rel_error"] is None else f"{r['rel_error']:.1e}"
+        return CheckResult.failed("speed", "wrong_values",
+                                  f"{size}에서 잰 결과가 기준 커널과 다릅니다 (상대 오차 {err}, 허용 1e-05). 작은 크기에서는 맞았으니 "
+                                  "실행할 때마다 달라지는 오류(경쟁 상태, race)이거나 큰 크기에서만 드러나는 오류입니다.", **details)
+    if r["ratio"] < spec.min_ratio:
+        return CheckResult.failed("speed", "too_slow",
+                                  f"정확하지만 느립니다 (too slow): {timing}. 이 장의 기준 커널과 무엇이 다른지 "
+                                  "(워프의 메모리 접근 순서, 데이터 재사용, 뱅크 충돌, SASS의 명령) 비교해 보세요.",
+                                  **details)
+    return CheckResult.passed("speed", timing + ".", **details)

@@ -1,0 +1,198 @@
+"""`python -m course grade-code`: check a folder of learners' kernels into a spreadsheet-safe CSV.
+
+Every .cu file found under the folder (recursively, never through a symbolic link) is checked in its
+own subprocess (`python -m course exercise check ID FILE --json`) with an overall time limit, so a
+submission that hangs NVRTC or the GPU costs one row, not the run. The learner of a file is the first
+folder under the submissions folder (folder-per-learner layout) or else the file's name without
+.cu. Everything that cannot be checked (symbolic links, other file types, empty, binary or
+non-UTF-8 files, files without a kernel) is listed with its reason in the problems CSV.
+
+This RUNS LEARNERS' CODE on this machine's GPU: use a machine (or container) you can afford to lose.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from course.exercise.learner import ExerciseInputError, MAX_SOURCE_BYTES, read_source_file
+from course.exercise.spec import ExerciseSpec
+from course.exercise.verdict import CHECKS
+from course.instructor import Problem, write_problems, write_safe_csv
+
+SOURCE_SUFFIXES = (".cu",)
+
+
+@dataclass
+class CodeRow:
+    learner: str
+    file: str
+    verdict: dict | None          # Verdict.to_dict(), None when the subprocess gave none
+    error: str = ""               # why there is no verdict (timeout, crash)
+
+
+@dataclass
+class CodeReport:
+    folder: Path
+    rows: list = field(default_factory=list)
+    problems: list = field(default_factory=list)
+
+    def add(self, path: Path, outcome: str, kind: str, reason: str, learner: str = "") -> None:
+        self.problems.append(Problem(self.name(path), outcome, kind, reason, learner))
+
+    def name(self, path: Path) -> str:
+        try:
+            return path.relative_to(self.folder).as_posix()
+        except ValueError:
+            return str(path)
+
+    @property
+    def skipped(self) -> list:
+        return [p for p in self.problems if p.outcome == "skipped"]
+
+
+def learner_of(relative: str) -> str:
+    parts = Path(relative).parts
+    return parts[0] if len(parts) > 1 else Path(relative).stem
+
+
+def candidate_files(report: CodeReport) -> list[Path]:
+    """Regular .cu files under the folder; everything else found on the way goes to the report."""
+    found = []
+
+    def unreadable(error: OSError) -> None:
+        report.add(Path(error.filename), "skipped", "unreadable", f"폴더를 읽을 수 없습니다 ({error.strerror})")
+
+    for top, dirs, files in os.walk(report.folder, onerror=unreadable, followlinks=False):
+        top_path = Path(top)
+        for name in sorted(dirs):
+            if (top_path / name).is_symlink():
+                report.add(top_path / name, "skipped", "symlink", "심볼릭 링크(symbolic link)인 폴더는 따라가지 않습니다")
+        dirs[:] = sorted(d for d in dirs if not (top_path / d).is_symlink())
+        for name in sorted(files):
+            path = top_path / name
+            try:
+                info = path.lstat()
+            except OSError as exc:
+                report.add(path, "skipped", "unreadable", f"파일 정보를 읽을 수 없습니다 ({exc.strerror})")
+                continue
+            if stat.S_ISLNK(info.st_mode):
+                report.add(path, "skipped", "symlink", "심볼릭 링크(symbolic link)는 따라가지 않습니다")
+            elif not stat.S_ISREG(info.st_mode):
+                report.add(path, "skipped", "not_regular_file", "일반 파일이 아닙니다 (FIFO, 장치, 소켓 등)")
+            elif path.suffix.lower() not in SOURCE_SUFFIXES:
+                report.add(path, "skipped", "not_cuda_file", "CUDA 소스 파일(*.cu)이 아닙니다")
+            else:
+                found.append(path)
+    return sorted(found)
+
+
+def _check_one(spec: ExerciseSpec, path: Path, time_limit: float, no_gpu: bool) -> tuple[dict | None, str]:
+    """The verdict dict from a fresh `python -m course exercise check` process, or (None, why)."""
+    command = [sys.executable, "-m", "course", "exercise", "check", spec.id, str(path), "--json",
+               "--time-limit", str(time_limit)]
+    if no_gpu:
+        command.append("--no-gpu")
+    # Five steps, three of them subprocesses with `time_limit` each, plus start-up: the whole check's limit.
+    overall = 4 * time_limit + 60
+    env = dict(os.environ, CUPY_TF32="0", PYTHONUNBUFFERED="1")
+    repo = str(Path(__file__).resolve().parent.parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (repo, env.get("PYTHONPATH", "")) if p)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
+                               errors="replace", env=env, start_new_session=True)
+    try:
+        stdout, stderr = process.communicate(timeout=overall)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            process.kill()
+        process.communicate()
+        return None, f"검사 전체가 제한 시간 {overall:g}초를 넘어 중단했습니다 (timeout)"
+    try:
+        return json.loads(stdout), ""
+    except ValueError:
+        last = (stderr.strip().splitlines() or ["(출력 없음)"])[-1]
+        return None, f"검사 프로세스가 판정 없이 끝났습니다 (종료 코드 {process.returncode}): {last}"
+
+
+def grade_code(spec: ExerciseSpec, folder, time_limit: float = 90.0, no_gpu: bool = False,
+               progress=None) -> CodeReport:
+    report = CodeReport(Path(folder))
+    files = candidate_files(report)
+    usable = []
+    for path in files:
+        relative = report.name(path)
+        try:
+            read_source_file(path, follow_symlinks=False)
+        except ExerciseInputError as exc:
+            report.add(path, "skipped", exc.kind, str(exc).replace(str(path), relative), learner_of(relative))
+            continue
+        usable.append(path)
+    by_learner: dict[str, list] = {}
+    for path in usable:
+        by_learner.setdefault(learner_of(report.name(path)), []).append(path)
+    for learner, paths in sorted(by_learner.items()):
+        if len(paths) > 1:
+            for path in paths:
+                report.add(path, "graded", "several_files",
+                           f"학습자 {learner}의 .cu 파일이 {len(paths)}개라 모두 따로 검사했습니다", learner)
+    for i, path in enumerate(usable, 1):
+        relative = report.name(path)
+        if progress:
+            progress(f"[{i}/{len(usable)}] {relative}")
+        verdict, error = _check_one(spec, path, time_limit, no_gpu)
+        report.rows.append(CodeRow(learner_of(relative), relative, verdict, error))
+        if verdict is None:
+            report.add(path, "graded", "no_verdict", error, learner_of(relative))
+    return report
+
+
+PROBLEM_KINDS = {
+    "symlink": "symbolic link, never followed",
+    "not_regular_file": "FIFO, device or socket",
+    "not_cuda_file": "not a *.cu file",
+    "several_files": "a learner with several .cu files (each checked)",
+    "no_verdict": "the check process gave no verdict (timeout or crash)",
+    "missing": "vanished while grading",
+    "not_a_file": "not a regular file",
+    "too_large": f"over {MAX_SOURCE_BYTES} bytes",
+    "unreadable": "cannot be read, or is not UTF-8 text",
+    "binary": "binary data (NUL bytes)",
+    "empty": "empty or only whitespace",
+    "not_cuda": "no __global__ kernel",
+}
+
+
+def csv_header() -> list[str]:
+    header = ["learner", "file", "passed", "diagnosis"]
+    for check in CHECKS:
+        header += [f"{check}_status", f"{check}_diagnosis", f"{check}_message"]
+    return header + ["registers", "speed_ratio", "learner_ms", "reference_ms", "device", "source_sha256", "error"]
+
+
+def csv_row(row: CodeRow) -> list:
+    v = row.verdict
+    if v is None:
+        return [row.learner, row.file, "no", "timeout" if "timeout" in row.error else "",
+                *([""] * (3 * len(CHECKS))), None, None, None, None, "", "", row.error]
+    cells = [row.learner, row.file, "yes" if v["passed"] else ("no" if any(c["status"] == "fail" for c in v["checks"])
+                                                               else "incomplete"), v.get("diagnosis") or ""]
+    by_check = {c["check"]: c for c in v["checks"]}
+    for check in CHECKS:
+        c = by_check.get(check, {})
+        cells += [c.get("status", ""), c.get("diagnosis") or "", c.get("message_ko", "")]
+    sass = by_check.get("sass", {}).get("details", {})
+    speed = by_check.get("speed", {}).get("details", {})
+    return cells + [sass.get("registers"), speed.get("ratio"), speed.get("learner_ms"), speed.get("reference_ms"),
+                    v.get("device", ""), v.get("source_sha256", ""), ""]
+
+
+def write_report(report: CodeReport, out_csv, problems_csv) -> None:
+    write_safe_csv(out_csv, csv_header(), [csv_row(r) for r in report.rows])
+    write_problems(report.problems, problems_csv)

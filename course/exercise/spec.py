@@ -1,0 +1,334 @@
+"""Exercise definitions: course/exercises/<id>/exercise.yaml and the .cu files beside it.
+
+The schema is the contract between the exercises and the checker (see the docstring of
+course.exercise). Loading validates every key, so a typo in a yaml file is a Korean error that
+names the file and the key, not a surprise in the middle of a check.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+EXERCISES_ENV = "SGEMM_COURSE_EXERCISES"
+DEFAULT_ROOT = Path(__file__).resolve().parent.parent / "exercises"
+ID_PATTERN = re.compile(r"^m(\d{2})-e(\d+)$")
+ENTRY_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+# Every diagnosis the checker emits (and the only names an exercise.yaml may give a wrong attempt).
+DIAGNOSES = {
+    "compile_error": "NVRTC가 소스를 거부함 (compile error)",
+    "local_memory": "SASS에 로컬 메모리 명령 LDL/STL이 있음 (local memory)",
+    "missing_instruction": "요구한 명령이 SASS에 없음 (missing instruction)",
+    "too_many_registers": "레지스터 수가 한도를 넘음 (too many registers)",
+    "wrong_values": "cuBLAS와 값이 다름 (wrong values)",
+    "unwritten_output": "C의 일부 원소를 쓰지 않음 (unwritten output)",
+    "reads_c_with_beta_zero": "beta = 0인데 C를 읽음 (reads C with beta = 0)",
+    "out_of_bounds": "행렬 밖의 메모리에 접근함 (out of bounds)",
+    "race": "공유 메모리 경쟁 상태 (race)",
+    "sync_error": "배리어 사용 오류 (sync error)",
+    "timeout": "제한 시간 안에 끝나지 않음 (timeout)",
+    "fault": "잘못된 주소 접근 등으로 커널이 중단됨 (fault)",
+    "too_slow": "정확하지만 목표 속도에 못 미침 (too slow)",
+}
+
+# When several checks fail, the verdict names the root cause first: a kernel that never ran or
+# broke memory explains wrong values, and correctness comes before machine-code style and speed.
+DIAGNOSIS_PRIORITY = ("compile_error", "timeout", "fault", "out_of_bounds", "race", "sync_error",
+                      "reads_c_with_beta_zero", "unwritten_output", "wrong_values", "local_memory",
+                      "missing_instruction", "too_many_registers", "too_slow")
+
+HAZARD_TOOLS = ("memcheck", "racecheck", "synccheck")
+_TOP_KEYS = {"id", "module", "title_ko", "goal_ko", "entry", "launch", "shapes", "checks", "hints_ko",
+             "wrong_attempts"}
+_LAUNCH_KEYS = {"block", "tile", "grid_rows_from_x", "dynamic_smem"}
+_SHAPES_KEYS = {"multiple_of", "aligned16"}
+_CHECKS_KEYS = {"sass", "correctness", "hazards", "speed"}
+_SASS_KEYS = {"forbid", "require", "max_registers"}
+_SPEED_KEYS = {"reference", "size", "min_ratio"}
+_WRONG_KEYS = {"file", "diagnosis", "what_ko"}
+_OPCODE_RULE = re.compile(r"^[A-Z][A-Z0-9_]*(\.[A-Z0-9_]+)*$")
+
+
+class ExerciseError(ValueError):
+    """An exercise id that does not exist, or an exercise.yaml that breaks the schema (Korean)."""
+
+
+@dataclass(frozen=True)
+class WrongAttempt:
+    file: str
+    diagnosis: str
+    what_ko: str
+
+
+@dataclass(frozen=True)
+class ExerciseSpec:
+    id: str
+    module: int
+    title_ko: str
+    goal_ko: str
+    entry: str
+    block: tuple            # (x, y)
+    tile: tuple             # (rows of C, columns of C) per block
+    grid_rows_from_x: bool
+    dynamic_smem: int
+    multiple_of: dict       # {"M": 1, "N": 4, "K": 4}
+    aligned16: bool
+    forbid: tuple
+    require: tuple
+    max_registers: int | None
+    hazards: dict           # {"memcheck": True, "racecheck": True, "synccheck": True}
+    speed_reference: str
+    speed_size: int
+    min_ratio: float
+    hints_ko: tuple
+    wrong_attempts: tuple
+    folder: Path = field(compare=False)
+
+    @property
+    def starter(self) -> Path:
+        return self.folder / "starter.cu"
+
+    @property
+    def solution(self) -> Path:
+        return self.folder / "solution.cu"
+
+    def grid(self, M: int, N: int) -> tuple:
+        rows, cols = self.tile
+        if self.grid_rows_from_x:
+            return (-(-M // rows), -(-N // cols), 1)
+        return (-(-N // cols), -(-M // rows), 1)
+
+    @property
+    def threads(self) -> int:
+        return self.block[0] * self.block[1]
+
+    def launch_text(self) -> str:
+        """The launch as a learner reads it, e.g. "block (16, 16), grid (ceil(N/16), ceil(M/16))"."""
+        rows, cols = self.tile
+        x, y = (f"ceil(M/{rows})", f"ceil(N/{cols})") if self.grid_rows_from_x else \
+            (f"ceil(N/{cols})", f"ceil(M/{rows})")
+        text = f"block ({self.block[0]}, {self.block[1]}), grid ({x}, {y})"
+        if self.dynamic_smem:
+            text += f", 동적 공유 메모리(dynamic shared memory) {self.dynamic_smem:,} B"
+        return text
+
+    def to_dict(self) -> dict:
+        """What the checker's subprocess needs to launch the kernel (JSON-ready)."""
+        return {"id": self.id, "entry": self.entry, "block": list(self.block), "tile": list(self.tile),
+                "grid_rows_from_x": self.grid_rows_from_x, "dynamic_smem": self.dynamic_smem,
+                "multiple_of": dict(self.multiple_of), "aligned16": self.aligned16}
+
+
+def exercises_root() -> Path:
+    env = os.environ.get(EXERCISES_ENV)
+    return Path(env) if env else DEFAULT_ROOT
+
+
+def exercise_ids(root: Path | None = None) -> list[str]:
+    """Ids of the folders holding an exercise.yaml, in module order (m04-e1, m05-e1, m05-e2, ...)."""
+    root = root or exercises_root()
+    if not root.is_dir():
+        return []
+    found = [p.name for p in root.iterdir() if p.is_dir() and (p / "exercise.yaml").is_file()
+             and ID_PATTERN.match(p.name)]
+    return sorted(found, key=_id_order)
+
+
+def _id_order(exercise_id: str) -> tuple:
+    m = ID_PATTERN.match(exercise_id)
+    return (int(m.group(1)), int(m.group(2))) if m else (999, 999)
+
+
+def load(exercise_id: str, root: Path | None = None) -> ExerciseSpec:
+    """The validated exercise; ExerciseError (Korean) for an unknown id or a broken yaml."""
+    root = root or exercises_root()
+    known = exercise_ids(root)
+    if not isinstance(exercise_id, str) or exercise_id not in known:
+        hint = ", ".join(known) if known else "(아직 없음)"
+        raise ExerciseError(f"알 수 없는 실습 번호(exercise id)입니다: {exercise_id!r}. 있는 실습: {hint}")
+    return load_folder(root / exercise_id)
+
+
+def load_all(root: Path | None = None) -> list[ExerciseSpec]:
+    root = root or exercises_root()
+    return [load_folder(root / i) for i in exercise_ids(root)]
+
+
+def load_folder(folder: Path) -> ExerciseSpec:
+    path = folder / "exercise.yaml"
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise ExerciseError(f"{path}: 읽을 수 없습니다 ({exc})") from exc
+    problems: list[str] = []
+    spec = _parse(raw, folder, problems)
+    if problems:
+        raise ExerciseError(f"{path}: 스키마 오류(schema error)\n  " + "\n  ".join(problems))
+    return spec
+
+
+# ----------------------------------------------------------------------------- validation
+
+def _unknown(where: str, data: dict, allowed: set, problems: list) -> None:
+    for key in sorted(set(data) - allowed, key=str):
+        problems.append(f"{where}: 알 수 없는 키(unknown key) {key!r}")
+
+
+def _mapping(value, where: str, problems: list) -> dict:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        problems.append(f"{where}: 매핑(mapping)이어야 합니다")
+        return {}
+    return value
+
+
+def _int(value, where: str, problems: list, low: int = 0, default=None):
+    if value is None and default is not None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        problems.append(f"{where}: {low} 이상의 정수여야 합니다 (받은 값: {value!r})")
+        return default if default is not None else low
+    return value
+
+
+def _text(value, where: str, problems: list) -> str:
+    if not isinstance(value, str) or not value.strip():
+        problems.append(f"{where}: 비어 있지 않은 문자열이어야 합니다")
+        return ""
+    return value.strip()
+
+
+def _pair(value, where: str, problems: list) -> tuple:
+    if not (isinstance(value, list) and len(value) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in value)):
+        problems.append(f"{where}: 양의 정수 두 개의 목록이어야 합니다 (예: [16, 16])")
+        return (1, 1)
+    return tuple(value)
+
+
+def _rules(value, where: str, problems: list) -> tuple:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) and _OPCODE_RULE.match(v) for v in value):
+        problems.append(f"{where}: SASS 명령 이름(예: LDL, LDG.E.128)의 목록이어야 합니다")
+        return ()
+    return tuple(value)
+
+
+def _parse(raw, folder: Path, problems: list) -> ExerciseSpec | None:
+    if not isinstance(raw, dict):
+        problems.append("최상위가 매핑(mapping)이어야 합니다")
+        raw = {}
+    _unknown("(최상위)", raw, _TOP_KEYS, problems)
+    exercise_id = raw.get("id")
+    match = ID_PATTERN.match(exercise_id) if isinstance(exercise_id, str) else None
+    if not match:
+        problems.append(f"id: m<모듈>-e<번호> 형식이어야 합니다 (받은 값: {exercise_id!r})")
+    elif exercise_id != folder.name:
+        problems.append(f"id({exercise_id})가 폴더 이름({folder.name})과 다릅니다")
+    module = _int(raw.get("module"), "module", problems, low=1)
+    if match and module != int(match.group(1)):
+        problems.append(f"module({module})이 id의 모듈 번호({int(match.group(1))})와 다릅니다")
+    entry = raw.get("entry")
+    if not isinstance(entry, str) or not ENTRY_PATTERN.match(entry):
+        problems.append(f"entry: C 식별자(identifier)여야 합니다 (받은 값: {entry!r})")
+        entry = "kernel"
+
+    launch = _mapping(raw.get("launch"), "launch", problems)
+    _unknown("launch", launch, _LAUNCH_KEYS, problems)
+    block = _pair(launch.get("block"), "launch.block", problems)
+    if block[0] * block[1] > 1024:
+        problems.append(f"launch.block: 스레드 {block[0] * block[1]}개는 블록 한도 1024개를 넘습니다")
+    tile = _pair(launch.get("tile"), "launch.tile", problems)
+    rows_from_x = launch.get("grid_rows_from_x", False)
+    if not isinstance(rows_from_x, bool):
+        problems.append("launch.grid_rows_from_x: true 또는 false여야 합니다")
+        rows_from_x = False
+    dynamic_smem = _int(launch.get("dynamic_smem", 0), "launch.dynamic_smem", problems, low=0)
+
+    shapes = _mapping(raw.get("shapes"), "shapes", problems)
+    _unknown("shapes", shapes, _SHAPES_KEYS, problems)
+    multiple = _mapping(shapes.get("multiple_of"), "shapes.multiple_of", problems)
+    _unknown("shapes.multiple_of", multiple, {"M", "N", "K"}, problems)
+    multiple_of = {d: _int(multiple.get(d, 1), f"shapes.multiple_of.{d}", problems, low=1) for d in "MNK"}
+    aligned16 = shapes.get("aligned16", False)
+    if not isinstance(aligned16, bool):
+        problems.append("shapes.aligned16: true 또는 false여야 합니다")
+        aligned16 = False
+
+    checks = _mapping(raw.get("checks"), "checks", problems)
+    _unknown("checks", checks, _CHECKS_KEYS, problems)
+    sass = _mapping(checks.get("sass"), "checks.sass", problems)
+    _unknown("checks.sass", sass, _SASS_KEYS, problems)
+    forbid = _rules(sass.get("forbid", ["LDL", "STL"]), "checks.sass.forbid", problems)
+    require = _rules(sass.get("require", []), "checks.sass.require", problems)
+    max_registers = sass.get("max_registers")
+    if max_registers is not None:
+        max_registers = _int(max_registers, "checks.sass.max_registers", problems, low=1)
+    correctness = checks.get("correctness", {})
+    if correctness not in ({}, None):
+        problems.append("checks.correctness: 지금은 빈 매핑({})만 받습니다 (기본 검사: 무작위 크기, 경계, alpha/beta, NaN)")
+    hazards_raw = _mapping(checks.get("hazards"), "checks.hazards", problems)
+    _unknown("checks.hazards", hazards_raw, set(HAZARD_TOOLS), problems)
+    hazards = {}
+    for tool in HAZARD_TOOLS:
+        value = hazards_raw.get(tool, True)
+        if not isinstance(value, bool):
+            problems.append(f"checks.hazards.{tool}: true 또는 false여야 합니다")
+            value = True
+        hazards[tool] = value
+    speed = _mapping(checks.get("speed"), "checks.speed", problems)
+    _unknown("checks.speed", speed, _SPEED_KEYS, problems)
+    reference = speed.get("reference")
+    from kernels import registry
+
+    if reference not in registry.KERNELS:
+        problems.append(f"checks.speed.reference: kernels 레지스트리의 커널 이름이어야 합니다 (받은 값: {reference!r})")
+        reference = "sgemm_naive"
+    size = _int(speed.get("size"), "checks.speed.size", problems, low=16, default=1024)
+    min_ratio = speed.get("min_ratio")
+    if isinstance(min_ratio, bool) or not isinstance(min_ratio, (int, float)) or not 0 < min_ratio <= 10:
+        problems.append(f"checks.speed.min_ratio: 0보다 크고 10 이하인 수여야 합니다 (받은 값: {min_ratio!r})")
+        min_ratio = 1.0
+
+    hints = raw.get("hints_ko")
+    if not isinstance(hints, list) or not 2 <= len(hints) <= 4 or \
+            not all(isinstance(h, str) and h.strip() for h in hints):
+        problems.append("hints_ko: 문자열 2–4개의 목록이어야 합니다 (쉬운 힌트부터 차례로)")
+        hints = []
+
+    wrong = raw.get("wrong_attempts")
+    attempts = []
+    if not isinstance(wrong, list) or len(wrong) < 2:
+        problems.append("wrong_attempts: 알려진 틀린 시도가 2개 이상 있어야 합니다")
+        wrong = wrong if isinstance(wrong, list) else []
+    for i, item in enumerate(wrong):
+        where = f"wrong_attempts[{i}]"
+        item = _mapping(item, where, problems)
+        _unknown(where, item, _WRONG_KEYS, problems)
+        name = item.get("file")
+        if not isinstance(name, str) or not re.fullmatch(r"wrong_[\w-]+\.cu", name):
+            problems.append(f"{where}.file: wrong_<무엇>.cu 형식이어야 합니다 (받은 값: {name!r})")
+        elif not (folder / name).is_file():
+            problems.append(f"{where}.file: {name} 파일이 없습니다")
+        diagnosis = item.get("diagnosis")
+        if diagnosis not in DIAGNOSES:
+            problems.append(f"{where}.diagnosis: 알 수 없는 진단(diagnosis) {diagnosis!r}; "
+                            f"가능한 값: {', '.join(DIAGNOSES)}")
+        attempts.append(WrongAttempt(str(name), str(diagnosis), _text(item.get("what_ko"), f"{where}.what_ko", problems)))
+    for required in ("starter.cu", "solution.cu"):
+        if not (folder / required).is_file():
+            problems.append(f"{required} 파일이 없습니다")
+
+    return ExerciseSpec(
+        id=str(exercise_id), module=module, title_ko=_text(raw.get("title_ko"), "title_ko", problems),
+        goal_ko=_text(raw.get("goal_ko"), "goal_ko", problems), entry=entry, block=block, tile=tile,
+        grid_rows_from_x=rows_from_x, dynamic_smem=dynamic_smem, multiple_of=multiple_of, aligned16=aligned16,
+        forbid=forbid, require=require, max_registers=max_registers, hazards=hazards,
+        speed_reference=reference, speed_size=size, min_ratio=float(min_ratio), hints_ko=tuple(h.strip() for h in hints),
+        wrong_attempts=tuple(attempts), folder=folder)

@@ -1,0 +1,528 @@
+"""Kernel exercises and their checker, without a GPU (course.exercise).
+
+The course's exercises: schema, files, coverage of modules and diagnoses; every starter and solution
+compiles through NVRTC and every solution keeps its SASS rules; the chapters hold each starter
+verbatim in their %%exercise cell. The checker: compile errors at the learner's lines, SASS rule
+matching, clear errors for input that is not CUDA, the shapes the GPU checks draw, timeouts of the
+subprocess, sanitizer parsing, verdict priority and rendering, progress records, the notebook
+session, the CLI and grade-code on a messy folder. The recorded H100 verdicts, where present.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from course.exercise import cases, gpu, spec as specs, static
+from course.exercise.checker import check_source
+from course.exercise.learner import ExerciseInputError, decode_source, read_source_file
+from course.exercise.verdict import CHECKS, CheckResult, Verdict, verdict_table_html
+
+REPO = Path(__file__).resolve().parent.parent
+RECORD = REPO / "book" / "data" / "exercises.json"
+EXERCISES = specs.load_all()
+BY_ID = {s.id: s for s in EXERCISES}
+CHAPTERS = {4: "m04_naive", 5: "m05_coalescing", 6: "m06_tiling", 7: "m07_register_blocking", 8: "m08_double_buffer"}
+
+
+@pytest.fixture(autouse=True)
+def no_gpu(monkeypatch):
+    monkeypatch.setenv("COURSE_EXERCISE_CPU_ONLY", "1")
+
+
+def run_cli(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "course", *map(str, args)], capture_output=True, text=True,
+                          cwd=REPO, env={**os.environ, "COURSE_EXERCISE_CPU_ONLY": "1", **(env or {})}, timeout=300)
+
+
+def _compiler_ready() -> bool:
+    try:
+        from kernels.compiler import _nvrtc
+        from kernels.sass import tool_dir
+
+        _nvrtc()
+        tool_dir()
+        return True
+    except Exception:
+        return False
+
+
+needs_compiler = pytest.mark.skipif(not _compiler_ready(), reason="NVRTC 또는 cuobjdump가 없습니다 (pip 패키지)")
+
+
+# ----------------------------------------------------------------------------- the course's exercises
+
+def test_at_least_eight_exercises_cover_modules_4_to_9():
+    assert len(EXERCISES) >= 8
+    assert {4, 5, 6, 7, 8, 9} <= {s.module for s in EXERCISES}
+
+
+def test_wrong_attempts_cover_the_required_diagnoses():
+    for s in EXERCISES:
+        assert len(s.wrong_attempts) >= 2, s.id
+        for w in s.wrong_attempts:
+            assert w.diagnosis in specs.DIAGNOSES and (s.folder / w.file).is_file(), (s.id, w.file)
+    found = {w.diagnosis for s in EXERCISES for w in s.wrong_attempts}
+    assert {"race", "out_of_bounds", "too_slow"} <= found
+
+
+def test_expected_diagnosis_comments_agree_with_the_yaml():
+    for s in EXERCISES:
+        for w in s.wrong_attempts:
+            m = re.search(r"expected-diagnosis:\s*(\w+)", (s.folder / w.file).read_text(encoding="utf-8"))
+            if m:
+                assert m.group(1) == w.diagnosis, f"{s.id}/{w.file}: comment {m.group(1)}, yaml {w.diagnosis}"
+
+
+def test_every_exercise_folder_is_loaded():
+    folders = sorted(p.name for p in specs.DEFAULT_ROOT.iterdir() if p.is_dir() and not p.name.startswith("."))
+    assert folders == sorted(BY_ID)
+
+
+@pytest.mark.parametrize("exercise_id", sorted(BY_ID))
+@needs_compiler
+def test_starter_and_solution_compile_and_the_solution_keeps_the_sass_rules(exercise_id):
+    s = BY_ID[exercise_id]
+    for path in (s.starter, s.solution):
+        result, _ = static.compile_check(s, read_source_file(path), path.name)
+        assert result.status == "pass", f"{exercise_id}/{path.name}: {result.message_ko}"
+    sass = static.sass_check(s, read_source_file(s.solution), "solution.cu")
+    assert sass.status == "pass", f"{exercise_id}: {sass.message_ko}"
+
+
+@pytest.mark.parametrize("exercise_id", sorted(BY_ID))
+def test_wrong_sass_attempts_fail_their_rule_on_the_cpu(exercise_id):
+    """A wrong attempt whose diagnosis is a SASS rule fails that rule without any GPU."""
+    if not _compiler_ready():
+        pytest.skip("NVRTC 또는 cuobjdump가 없습니다")
+    s = BY_ID[exercise_id]
+    for w in s.wrong_attempts:
+        if w.diagnosis in ("local_memory", "missing_instruction", "too_many_registers", "compile_error"):
+            verdict = check_source(s, read_source_file(s.folder / w.file), w.file)
+            assert verdict.diagnosis == w.diagnosis, verdict.text()
+
+
+# ----------------------------------------------------------------------------- schema errors
+
+def _write_exercise(root: Path, yaml_text: str, files=("starter.cu", "solution.cu", "wrong_a.cu", "wrong_b.cu")):
+    folder = root / "m04-e7"
+    folder.mkdir(parents=True)
+    (folder / "exercise.yaml").write_text(yaml_text, encoding="utf-8")
+    for name in files:
+        (folder / name).write_text('extern "C" __global__ void my_sgemm() {}\n', encoding="utf-8")
+    return folder
+
+
+GOOD_YAML = """
+id: m04-e7
+module: 4
+title_ko: "시험"
+goal_ko: "시험용"
+entry: my_sgemm
+launch: {block: [16, 16], tile: [16, 16]}
+shapes: {multiple_of: {M: 1, N: 4, K: 4}, aligned16: true}
+checks:
+  sass: {forbid: [LDL, STL], require: ["LDG.E.128"], max_registers: 64}
+  correctness: {}
+  hazards: {racecheck: true, synccheck: false, memcheck: true}
+  speed: {reference: sgemm_naive, size: 1000, min_ratio: 0.8}
+hints_ko: ["하나", "둘"]
+wrong_attempts:
+  - {file: wrong_a.cu, diagnosis: race, what_ko: "가"}
+  - {file: wrong_b.cu, diagnosis: too_slow, what_ko: "나"}
+"""
+
+
+def test_a_valid_yaml_loads(tmp_path):
+    _write_exercise(tmp_path, GOOD_YAML)
+    s = specs.load("m04-e7", tmp_path)
+    assert s.hazards == {"memcheck": True, "racecheck": True, "synccheck": False}
+    assert s.grid(33, 65) == (5, 3, 1) and s.multiple_of == {"M": 1, "N": 4, "K": 4}
+
+
+@pytest.mark.parametrize("change,fragment", [
+    (("diagnosis: race", "diagnosis: leading_dimension"), "알 수 없는 진단"),
+    (("file: wrong_b.cu", "file: wrong_c.cu"), "wrong_c.cu 파일이 없습니다"),
+    (("reference: sgemm_naive", "reference: sgemm_nope"), "checks.speed.reference"),
+    (("hints_ko: [\"하나\", \"둘\"]", "hints_ko: [\"하나\"]"), "hints_ko"),
+    (("module: 4", "module: 5"), "module(5)"),
+    (("aligned16: true", "aligned16: true, padded: 1"), "unknown key"),
+    (("block: [16, 16]", "block: [64, 32]"), "1024"),
+    (("require: [\"LDG.E.128\"]", "require: [\"ldg e\"]"), "SASS 명령 이름"),
+])
+def test_yaml_errors_name_the_key(tmp_path, change, fragment):
+    _write_exercise(tmp_path, GOOD_YAML.replace(*change))
+    with pytest.raises(specs.ExerciseError) as err:
+        specs.load("m04-e7", tmp_path)
+    assert fragment in str(err.value) and "exercise.yaml" in str(err.value)
+
+
+def test_unknown_exercise_id_lists_the_known_ones():
+    with pytest.raises(specs.ExerciseError) as err:
+        specs.load("m99-e1")
+    assert "알 수 없는 실습 번호" in str(err.value) and EXERCISES[0].id in str(err.value)
+
+
+# ----------------------------------------------------------------------------- learner input
+
+@pytest.mark.parametrize("content,kind", [
+    (b"", "empty"),
+    (b"  \n\t\n", "empty"),
+    (b"\x7fELF\x02\x01\x00\x00binary", "binary"),
+    ("// 커널\n".encode("euc-kr") + b'__global__ void f() {}\n', "unreadable"),
+    (b"import cupy\n\ndef my_sgemm(A, B):\n    return A @ B\n", "not_cuda"),
+    (b"int main() { return 0; }\n", "not_cuda"),
+])
+def test_files_that_are_not_cuda_are_refused_clearly(tmp_path, content, kind):
+    path = tmp_path / "kernel.cu"
+    path.write_bytes(content)
+    with pytest.raises(ExerciseInputError) as err:
+        read_source_file(path)
+    assert err.value.kind == kind and re.search(r"[\uac00-\ud7a3]", str(err.value))
+    if kind == "not_cuda" and b"import" in content:
+        assert "파이썬(Python)" in str(err.value)
+
+
+def test_missing_file_and_folder(tmp_path):
+    with pytest.raises(ExerciseInputError) as err:
+        read_source_file(tmp_path / "nope.cu")
+    assert err.value.kind == "missing" and "파일이 없습니다" in str(err.value)
+    with pytest.raises(ExerciseInputError) as err:
+        read_source_file(tmp_path)
+    assert err.value.kind == "not_a_file"
+
+
+def test_utf8_with_bom_is_accepted():
+    assert decode_source('\ufeff__global__ void f() {}'.encode("utf-8")).startswith("__global__")
+
+
+# ----------------------------------------------------------------------------- compile and SASS
+
+@needs_compiler
+def test_compile_errors_point_at_the_learners_lines():
+    s = EXERCISES[0]
+    source = ('extern "C" __global__ void my_sgemm(const float* A, const float* B, float* C, int M, int N, int K,\n'
+              "    int lda, int ldb, int ldc, float alpha, float beta)\n{\n"
+              "    int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+              "    C[row] = acc;\n}\n")                                      # line 5: acc undefined
+    verdict = check_source(s, source, "mine.cu")
+    compiled = verdict.result("compile")
+    assert compiled.diagnosis == "compile_error" and verdict.diagnosis == "compile_error"
+    assert "5행" in compiled.message_ko and "identifier \"acc\" is undefined" in compiled.message_ko
+    assert "선언되지 않은 이름" in compiled.message_ko
+    assert all(c.status == "skip" for c in verdict.checks[1:])
+    shifted = check_source(s, source, "cell.cu", line_offset=1)   # the %%exercise line comes first
+    assert "6행" in shifted.result("compile").message_ko
+
+
+@needs_compiler
+def test_missing_entry_and_missing_extern_c():
+    s = EXERCISES[0]
+    mangled = check_source(s, "__global__ void my_sgemm(float* C) { C[0] = 1.0f; }\n", "a.cu")
+    assert mangled.diagnosis == "compile_error" and 'extern "C"' in mangled.result("compile").message_ko
+    other = check_source(s, 'extern "C" __global__ void sgemm(float* C) { C[0] = 1.0f; }\n', "a.cu")
+    message = other.result("compile").message_ko
+    assert "진입점(entry)" in message and "sgemm" in message
+
+
+@pytest.mark.parametrize("rule,opcode,matches", [
+    ("LDL", "LDL", True), ("LDL", "LDL.64", True), ("LDL", "LDG.E", False),
+    ("LDG.E.128", "LDG.E.128", True), ("LDG.E.128", "LDG.E.128.CONSTANT", True), ("LDG.E.128", "LDG.E", False),
+    ("LDG.E.32", "LDG.E", True), ("LDG.E.32", "LDG.E.CONSTANT", True), ("LDG.E.32", "LDG.E.128", False),
+    ("LDG", "LDGSTS.E.BYPASS.128", False), ("LDGSTS", "LDGSTS.E.BYPASS.LTC128B.128", True),
+    ("BAR.SYNC", "BAR.SYNC.DEFER_BLOCKING", True), ("BAR.SYNC", "BAR.ARV", False),
+])
+def test_sass_rule_matching(rule, opcode, matches):
+    assert static.rule_matches(rule, opcode) is matches
+
+
+@needs_compiler
+def test_sass_check_names_each_rule(tmp_path):
+    _write_exercise(tmp_path, GOOD_YAML)
+    s = specs.load("m04-e7", tmp_path)
+    scalar = ('extern "C" __global__ void my_sgemm(const float* A, const float* B, float* C, int M, int N, int K,'
+              " int lda, int ldb, int ldc, float alpha, float beta) { C[threadIdx.x] = A[threadIdx.x]; }\n")
+    result = static.sass_check(s, scalar, "a.cu")
+    assert result.diagnosis == "missing_instruction" and "LDG.E.128" in result.message_ko
+    spill = scalar.replace("{ C[threadIdx.x] = A[threadIdx.x]; }",
+                           "{ float t[64]; for (int i = 0; i < K; ++i) t[(i * lda) & 63] += A[i]; C[0] = t[M & 63]; }")
+    result = static.sass_check(s, spill, "b.cu")
+    assert result.status == "fail" and "local_memory" in result.details["diagnoses"]
+
+
+# ----------------------------------------------------------------------------- shapes
+
+@pytest.mark.parametrize("exercise_id", sorted(BY_ID))
+def test_shapes_honour_the_exercise_constraints(exercise_id):
+    s = BY_ID[exercise_id]
+    plan = cases.correctness_cases(s)
+    assert plan == cases.correctness_cases(s)   # seeded: the same every run
+    assert len(plan) >= 10
+    for c in plan + cases.hazard_cases(s) + cases.differential_cases(s):
+        assert all(v % s.multiple_of[d] == 0 and v >= 1 for d, v in zip("MNK", (c.M, c.N, c.K)))
+        if s.aligned16:
+            assert c.pad % 4 == 0
+    assert any(c.beta == 0.0 for c in plan[:3]) and any(c.beta != 0.0 for c in plan)
+    assert any(c.pad for c in plan) and any(c.edge for c in plan) and any(not c.edge for c in plan)
+    assert all(v % s.multiple_of[d] == 0 for d, v in zip("MNK", cases.speed_shape(s)))
+
+
+# ----------------------------------------------------------------------------- subprocess and sanitizer
+
+def test_a_worker_that_never_ends_is_killed_at_its_limit():
+    sleeper = (sys.executable, "-c",
+               "import json, time; print(json.dumps({'event': 'stage', 'what': '33×65×17'}), flush=True); time.sleep(120)")
+    run = gpu.run_worker({"mode": "correctness"}, time_limit=2.0, wrapper=sleeper)
+    assert run.timed_out and run.seconds < 30 and run.stage == "33×65×17"
+    result = gpu._abnormal("correctness", run, 2.0)
+    assert result.diagnosis == "timeout" and "33×65×17" in result.message_ko and "제한 시간 2초" in result.message_ko
+
+
+def test_fault_and_crash_events_become_fault_verdicts():
+    fault = gpu.WorkerRun(False, 0, [{"event": "stage", "what": "1×1×1"},
+                                     {"event": "fault", "error": "CUDARuntimeError: cudaErrorIllegalAddress"}])
+    result = gpu._abnormal("correctness", fault, 10)
+    assert result.diagnosis == "fault" and "cudaErrorIllegalAddress" in result.message_ko
+    crash = gpu.WorkerRun(False, -11, [], stderr="Segmentation fault")
+    assert gpu._abnormal("speed", crash, 10).diagnosis == "fault"
+
+
+SANITIZER_OUTPUT = """========= COMPUTE-SANITIZER
+========= Error: Race reported between Write access at my_sgemm+0x3f0 in m06-e1_cell.cu:24
+=========     and Read access at my_sgemm+0x480 in m06-e1_cell.cu:28 [1024 hazards]
+=========
+========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"""
+
+
+def test_sanitizer_reports_point_at_source_lines():
+    source = "\n".join(f"line {i}" for i in range(1, 40))
+    parsed = gpu.parse_sanitizer(SANITIZER_OUTPUT.splitlines(), source)
+    assert parsed["errors"][0].startswith("Error: Race reported")
+    assert [ln["line"] for ln in parsed["lines"]] == [24, 28] and parsed["lines"][0]["code"] == "line 24"
+    assert "RACECHECK SUMMARY" in parsed["summary"]
+    runs = {"racecheck": gpu.WorkerRun(False, 3, [{"event": "result"}], stdout=SANITIZER_OUTPUT)}
+    result = gpu._hazard_result(runs, [], gpu.Limits(), source)
+    assert result.diagnosis == "race" and "24행" in result.message_ko and "__syncthreads()" in result.message_ko
+
+
+# ----------------------------------------------------------------------------- verdicts
+
+def _verdict(*statuses):
+    checks = [CheckResult(c, st, d) for c, (st, d) in zip(CHECKS, statuses)]
+    return Verdict("m06-e1", "a.cu", checks)
+
+
+def test_the_root_cause_names_the_verdict():
+    v = _verdict(("pass", None), ("fail", "local_memory"), ("fail", "wrong_values"), ("fail", "race"), ("skip", None))
+    assert v.diagnosis == "race" and not v.passed and v.complete is False
+    assert _verdict(*[("pass", None)] * 5).passed
+    cpu_only = _verdict(("pass", None), ("pass", None), ("skip", None), ("skip", None), ("skip", None))
+    assert not cpu_only.passed and cpu_only.diagnosis is None and "건너뛴" in cpu_only.summary_ko()
+
+
+def test_verdict_round_trip_and_accessible_table():
+    v = _verdict(("pass", None), ("pass", None), ("fail", "unwritten_output"), ("pass", None), ("skip", None))
+    again = Verdict.from_dict(json.loads(json.dumps(v.to_dict())))
+    assert again.to_dict() == v.to_dict()
+    markup = verdict_table_html(v.to_dict(), "판정")
+    assert "<caption>판정</caption>" in markup and markup.count('scope="col"') == 4 and markup.count('scope="row"') == 5
+    assert "실패 (fail)" in markup and "unwritten_output" in markup
+    with pytest.raises(ValueError):
+        CheckResult("compile", "fail", "leading_dimension")
+
+
+# ----------------------------------------------------------------------------- CLI
+
+def test_cli_list_and_show():
+    listed = run_cli("exercise", "list")
+    assert listed.returncode == 0 and all(s.id in listed.stdout for s in EXERCISES)
+    shown = run_cli("exercise", "show", "m06-e1")
+    assert shown.returncode == 0 and "속도" in shown.stdout and BY_ID["m06-e1"].speed_reference in shown.stdout
+
+
+def test_cli_errors_for_missing_exercise_and_non_cuda_files(tmp_path):
+    missing = run_cli("exercise", "check", "m99-e1", tmp_path / "a.cu")
+    assert missing.returncode == 2 and "알 수 없는 실습 번호" in missing.stderr
+    python_file = tmp_path / "kernel.py"
+    python_file.write_text("import cupy\nprint(1)\n", encoding="utf-8")
+    not_cuda = run_cli("exercise", "check", "m06-e1", python_file)
+    assert not_cuda.returncode == 2 and "CUDA 소스가 아닙니다" in not_cuda.stderr and "Traceback" not in not_cuda.stderr
+    no_file = run_cli("exercise", "check", "m06-e1", tmp_path / "nope.cu")
+    assert no_file.returncode == 2 and "파일이 없습니다" in no_file.stderr
+    empty = tmp_path / "empty.cu"
+    empty.write_text("", encoding="utf-8")
+    assert run_cli("exercise", "check", "m06-e1", empty).returncode == 2
+
+
+@needs_compiler
+def test_cli_check_without_gpu_runs_compile_and_sass(tmp_path):
+    s = BY_ID["m06-e1"]
+    ok = run_cli("exercise", "check", "m06-e1", s.solution, "--json")
+    assert ok.returncode == 4, ok.stderr
+    verdict = json.loads(ok.stdout)
+    assert [c["status"] for c in verdict["checks"]] == ["pass", "pass", "skip", "skip", "skip"]
+    assert "GPU" in verdict["checks"][2]["message_ko"] and "python -m course exercise check" in verdict["checks"][2]["message_ko"]
+    broken = tmp_path / "broken.cu"
+    broken.write_text(read_source_file(s.solution).replace("__syncthreads();", "__syncthreads()", 1), encoding="utf-8")
+    failed = run_cli("exercise", "check", "m06-e1", broken)
+    assert failed.returncode == 1 and "compile_error" in failed.stdout
+
+
+# ----------------------------------------------------------------------------- grade-code
+
+@needs_compiler
+def test_grade_code_on_a_messy_folder(tmp_path):
+    s = BY_ID["m04-e1"]
+    sub = tmp_path / "제출 폴더"
+    (sub / "홍길동").mkdir(parents=True)
+    (sub / "홍길동" / "my kernel.cu").write_text(read_source_file(s.solution), encoding="utf-8")
+    (sub / "홍길동" / "notes.txt").write_text("메모", encoding="utf-8")
+    (sub / "=cmd").mkdir()
+    (sub / "=cmd" / "k.cu").write_text(read_source_file(s.starter).replace("{", "{ int x = ;", 1), encoding="utf-8")
+    (sub / "empty.cu").write_text("", encoding="utf-8")
+    (sub / "legacy.cu").write_bytes("// 한글\n".encode("euc-kr") + b"__global__ void f() {}\n")
+    (sub / "script.cu").write_text("import os\n", encoding="utf-8")
+    (sub / "link.cu").symlink_to(s.solution)
+    (sub / "linked_dir").symlink_to(tmp_path, target_is_directory=True)
+    out = tmp_path / "out.csv"
+    proc = run_cli("grade-code", "--exercise", "m04-e1", "--submissions", sub, "--out", out, "--time-limit", "30")
+    assert proc.returncode == 3, proc.stderr
+    with open(out, encoding="utf-8-sig", newline="") as handle:
+        rows = {r["file"]: r for r in csv.DictReader(handle)}
+    assert set(rows) == {"홍길동/my kernel.cu", "'=cmd/k.cu"}   # spreadsheet-safe: a formula-like cell gets an apostrophe
+    good = rows["홍길동/my kernel.cu"]
+    assert good["learner"] == "홍길동" and good["compile_status"] == "pass" and good["sass_status"] == "pass"
+    assert good["correctness_status"] == "skip" and good["passed"] == "incomplete"
+    bad = rows["'=cmd/k.cu"]
+    assert bad["learner"] == "'=cmd" and bad["compile_diagnosis"] == "compile_error" and bad["passed"] == "no"
+    with open(tmp_path / "out_problems.csv", encoding="utf-8-sig", newline="") as handle:
+        problems = {r["file"]: r["kind"] for r in csv.DictReader(handle)}
+    assert problems == {"홍길동/notes.txt": "not_cuda_file", "empty.cu": "empty", "legacy.cu": "unreadable",
+                        "script.cu": "not_cuda", "link.cu": "symlink", "linked_dir": "symlink"}
+    assert "학생이 낸 코드" in proc.stderr
+
+
+def test_grade_code_usage_errors(tmp_path):
+    assert run_cli("grade-code", "--exercise", "m99-e1", "--submissions", tmp_path, "--out", tmp_path / "o.csv").returncode == 2
+    missing = run_cli("grade-code", "--exercise", "m04-e1", "--submissions", tmp_path / "nope", "--out", tmp_path / "o.csv")
+    assert missing.returncode == 2 and "제출 폴더" in missing.stderr
+    help_text = run_cli("grade-code", "--help").stdout
+    assert "runs learners' code" in help_text and "exit codes" in help_text
+
+
+# ----------------------------------------------------------------------------- progress and the notebook
+
+def test_progress_keeps_exercise_attempts_and_hints(tmp_path):
+    from course.progress import ProgressStore
+
+    store = ProgressStore(tmp_path)
+    v = _verdict(("pass", None), ("pass", None), ("fail", "race"), ("fail", "race"), ("skip", None)).to_dict()
+    store.record_exercise_attempt(v, module=6)
+    assert store.unlock_exercise_hint("m06-e1", 2) == 1 and store.unlock_exercise_hint("m06-e1", 2) == 2
+    assert store.unlock_exercise_hint("m06-e1", 2) == 2
+    fresh = ProgressStore(tmp_path)
+    [attempt] = fresh.exercise_attempts("m06-e1")
+    assert attempt["diagnosis"] == "race" and attempt["checks"]["speed"] == "skip" and not attempt["passed"]
+    assert fresh.exercise_hints_unlocked("m06-e1") == 2 and not fresh.exercise_passed("m06-e1")
+    # a damaged file: the exercise attempts are salvaged like the quiz attempts
+    (tmp_path / "progress.json").write_text((tmp_path / "progress.json").read_text(encoding="utf-8")[:-40],
+                                            encoding="utf-8")
+    (tmp_path / "progress.json.bak").unlink()
+    recovered = ProgressStore(tmp_path)
+    assert [a["id"] for a in recovered.exercise_attempts()] == [attempt["id"]]
+    assert any("실습 기록 1개" in n for n in recovered.notices)
+
+
+def test_lab_session_checks_hints_and_solution(tmp_path):
+    from course.exercise.lab import LabSession
+    from course.progress import ProgressStore
+
+    s = BY_ID["m06-e1"]
+    session = LabSession(ProgressStore(tmp_path))
+    refused = session.solution("m06-e1")
+    assert "한 번 이상 제출한 뒤" in repr(refused)
+    first = session.hint("m06-e1")
+    assert "힌트 1/" in repr(first) and s.hints_ko[0] in repr(first) and s.hints_ko[1] not in repr(first)
+    second = session.hint("m06-e1")
+    assert s.hints_ko[1] in repr(second)
+    assert "실습 번호" in repr(session.check("", "x")) and "알 수 없는" in repr(session.check("m99-e1", "x"))
+    assert "not_cuda" in repr(session.check("m06-e1", "print('hello')"))
+    if _compiler_ready():
+        verdict = session.check("m06-e1", read_source_file(s.starter))
+        assert verdict.result("correctness").status == "skip"
+        assert "<table" in verdict._repr_html_() and len(session.store.exercise_attempts("m06-e1")) == 1
+        shown = session.solution("m06-e1")
+        assert read_source_file(s.solution).splitlines()[0] in repr(shown)
+        assert "<pre" in shown._repr_html_()
+
+
+def test_magics_register_in_ipython(tmp_path, monkeypatch):
+    pytest.importorskip("IPython")
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from course import exercise_magic
+
+    monkeypatch.setenv("SGEMM_COURSE_DATA", str(tmp_path))
+    shell = InteractiveShell.instance()
+    exercise_magic.load_ipython_extension(shell)
+    assert {"exercise"} <= set(shell.magics_manager.magics["cell"])
+    assert {"exercise_hint", "exercise_solution", "exercise_show"} <= set(shell.magics_manager.magics["line"])
+    note = shell.run_line_magic("exercise_hint", "m04-e1")
+    assert "힌트 1/" in repr(note)
+
+
+# ----------------------------------------------------------------------------- site and chapters
+
+@pytest.mark.parametrize("module,page", sorted(CHAPTERS.items()))
+def test_chapters_hold_each_starter_verbatim_in_a_skipped_cell(module, page):
+    text = (REPO / "book" / f"{page}.md").read_text(encoding="utf-8")
+    assert "## 실습: 직접 짜 보기" in text
+    assert re.search(r":tags: \[skip-execution\]\n%load_ext course\.exercise_magic\n", text)
+    for s in (s for s in EXERCISES if s.module == module):
+        assert f'card("{s.id}")' in text, f"{page}: no card for {s.id}"
+        cell = re.search(r":tags: \[skip-execution\]\n%%exercise " + re.escape(s.id) + r"\n(.*?)\n```\n", text, re.S)
+        assert cell, f"{page}: no %%exercise {s.id} cell tagged skip-execution"
+        assert cell.group(1).rstrip() == read_source_file(s.starter).rstrip(), (
+            f"{page}: the %%exercise {s.id} cell differs from {s.starter}; copy the starter into the cell")
+
+
+def test_cards_render_with_and_without_recorded_verdicts():
+    from course.exercise import page
+
+    for s in EXERCISES:
+        bare = page.card_html(s.id, data={})
+        assert "아직 기록되지 않았습니다" in bare and s.title_ko.split()[0] in bare
+        starter_line = next(ln for ln in read_source_file(s.starter).splitlines() if "할 일" in ln)
+        assert starter_line.strip() not in bare and f"%exercise_hint {s.id}" in bare
+        assert bare.count("<caption>") == 1 and 'scope="row"' in bare
+    assert "m04-e1" in page.index_html(data={})
+
+
+# ----------------------------------------------------------------------------- recorded evidence
+
+@pytest.mark.skipif(not RECORD.exists(), reason="book/data/exercises.json is not recorded yet")
+def test_recorded_verdicts_show_every_solution_passing_and_every_diagnosis_matching():
+    data = json.loads(RECORD.read_text(encoding="utf-8"))
+    for key in ("device", "driver", "cupy", "date", "command", "git_commit"):
+        assert data.get(key), key
+    assert "H100" in data["device"]
+    assert set(data["exercises"]) == set(BY_ID)
+    for exercise_id, entry in data["exercises"].items():
+        solution = entry["solution"]
+        assert solution["passed"] and all(c["status"] == "pass" for c in solution["checks"]), exercise_id
+        assert solution["checks"][4]["details"]["ratio"] >= BY_ID[exercise_id].min_ratio
+        recorded = {w["file"]: w for w in entry["wrong_attempts"]}
+        assert set(recorded) == {w.file for w in BY_ID[exercise_id].wrong_attempts}
+        for w in BY_ID[exercise_id].wrong_attempts:
+            got = recorded[w.file]
+            assert got["expected"] == w.diagnosis and got["got"] == w.diagnosis and got["matches"], (exercise_id, w.file)
+            assert got["verdict"]["diagnosis"] == w.diagnosis and not got["verdict"]["passed"]
+    assert data["all_solutions_pass"] and data["all_diagnoses_match"]
+    diagnoses = {w["got"] for e in data["exercises"].values() for w in e["wrong_attempts"]}
+    assert {"race", "out_of_bounds", "too_slow"} <= diagnoses
