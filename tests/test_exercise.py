@@ -275,13 +275,32 @@ def test_shapes_honour_the_exercise_constraints(exercise_id):
 
 # ----------------------------------------------------------------------------- subprocess and sanitizer
 
+def _sleeper(*events) -> tuple:
+    """A stand-in worker: prints the given events, then never ends (its extra arguments are ignored)."""
+    lines = "".join(f"print(json.dumps({e!r}), flush=True); " for e in events)
+    return (sys.executable, "-c", f"import json, time; {lines}time.sleep(120)")
+
+
 def test_a_worker_that_never_ends_is_killed_at_its_limit():
-    sleeper = (sys.executable, "-c",
-               "import json, time; print(json.dumps({'event': 'stage', 'what': '33×65×17'}), flush=True); time.sleep(120)")
-    run = gpu.run_worker({"mode": "correctness"}, time_limit=2.0, wrapper=sleeper)
+    ready, stage = {"event": "ready"}, {"event": "stage", "what": "33×65×17"}
+    run = gpu.run_worker({"mode": "correctness"}, time_limit=2.0, wrapper=_sleeper(ready, stage))
     assert run.timed_out and run.seconds < 30 and run.stage == "33×65×17"
     result = gpu._abnormal("correctness", run, 2.0)
     assert result.diagnosis == "timeout" and "33×65×17" in result.message_ko and "제한 시간 2초" in result.message_ko
+
+
+def test_the_kernel_clock_starts_when_the_worker_is_ready():
+    """A slow start (cold caches) is not the learner's time; a start that never ends is reported as such."""
+    import time
+
+    slow_start = (sys.executable, "-c", "import json, time; time.sleep(3); print(json.dumps({'event': 'ready'}), "
+                                        "flush=True); time.sleep(1); print(json.dumps({'event': 'result'}), flush=True)")
+    run = gpu.run_worker({"mode": "correctness"}, time_limit=2.0, wrapper=slow_start, startup_limit=20.0)
+    assert not run.timed_out and run.last("result") is not None and run.seconds >= 3
+    started = time.monotonic()
+    stuck = gpu.run_worker({"mode": "correctness"}, time_limit=1.0, wrapper=_sleeper(), startup_limit=2.0)
+    assert stuck.timed_out and time.monotonic() - started < 30
+    assert "준비" in gpu._abnormal("correctness", stuck, 1.0).message_ko
 
 
 def test_fault_and_crash_events_become_fault_verdicts():

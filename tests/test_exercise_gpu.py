@@ -31,16 +31,10 @@ SOLUTION = SIGNATURE + """
     *c = out;
 }
 """
-# A loop the compiler must keep (a volatile local) and that never ends.
+# A loop that never ends, on a global value that never changes (A[0] is a finite random number).
+# (A spin on a volatile local variable is no good: NVRTC compiled `volatile int spin = 1;
+# while (spin) {}` into a kernel that returned at once on the H100, 2026-11-24.)
 HANG = SIGNATURE + """
-{
-    volatile int spin = 1;
-    while (spin) { }
-    C[0] = A[0] + B[0];
-}
-"""
-# Another endless loop, on a global value that never changes (A[0] is a finite random number).
-HANG_GLOBAL = SIGNATURE + """
 {
     const volatile float* a = A;
     while (a[0] == a[0]) { }
@@ -112,8 +106,10 @@ def test_hang_and_fault_get_verdicts_then_the_next_check_works(exercise_root):
     hang, seconds = _timed(spec, HANG, "hang.cu", limits)
     assert hang.result("correctness").diagnosis == "timeout", json.dumps(hang.to_dict(), ensure_ascii=False)[:6000]
     assert hang.diagnosis == "timeout"
-    assert seconds < LIMIT + 30, f"the hang took {seconds:.0f} s to judge"
-    assert "제한 시간" in hang.result("correctness").message_ko
+    # the kernel's clock starts once the worker is ready (start-up on a cold machine does not count)
+    assert seconds < LIMIT + 120, f"the hang took {seconds:.0f} s to judge"
+    judged = hang.result("correctness")
+    assert "제한 시간" in judged.message_ko and not judged.details.get("startup") and "정확성" in judged.details["stage"]
     assert hang.result("hazards").status == "skip" and hang.result("speed").status == "skip"
 
     fault, seconds = _timed(spec, FAULT, "fault.cu", limits)
@@ -150,7 +146,7 @@ def test_notebook_session_survives_a_hang(exercise_root, tmp_path, monkeypatch):
     store = ProgressStore(tmp_path / "progress")
     monkeypatch.setenv(TIME_LIMIT_ENV, str(LIMIT))
     session = LabSession(store)
-    hang = session.check("m04-e9", HANG_GLOBAL)
+    hang = session.check("m04-e9", HANG)
     assert hang.diagnosis == "timeout", json.dumps(hang.to_dict(), ensure_ascii=False)[:6000]
     good = session.check("m04-e9", SOLUTION)
     assert good.passed, good.text()

@@ -25,6 +25,9 @@ from course.exercise.verdict import CheckResult
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 SANITIZER_ENV = "COURSE_SANITIZER"       # path of compute-sanitizer, or "none" to act as if missing
 TOOL_DIAGNOSIS = {"memcheck": "out_of_bounds", "racecheck": "race", "synccheck": "sync_error"}
+# Seconds a worker may take before the learner's kernel first runs (CuPy import, NVRTC, cuBLAS start,
+# first-use compiles of CuPy's own kernels on a machine whose caches are cold; compute-sanitizer).
+STARTUP_SECONDS = 240.0
 
 
 @dataclass(frozen=True)
@@ -75,10 +78,18 @@ def sanitizer_path() -> str | None:
     return None
 
 
-def run_worker(job: dict, time_limit: float, wrapper: tuple = ()) -> WorkerRun:
-    """Run the worker on `job`; kill its process group when it outlives time_limit seconds."""
+def run_worker(job: dict, time_limit: float, wrapper: tuple = (), startup_limit: float | None = None) -> WorkerRun:
+    """Run the worker on `job` and kill its process group when it overstays.
+
+    Two clocks: the worker has `startup_limit` seconds (default: STARTUP_SECONDS, at least
+    time_limit) to import CuPy, compile the kernel and warm up its own helpers, which can take long
+    on a fresh machine whose caches are cold; it then says "ready", and from there the learner's
+    kernel has `time_limit` seconds. So a hang is judged by the kernel's time alone.
+    """
+    import threading
     import time
 
+    startup_limit = max(startup_limit or STARTUP_SECONDS, time_limit)
     env = dict(os.environ, CUPY_TF32="0", PYTHONUNBUFFERED="1")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p)
     with tempfile.TemporaryDirectory(prefix="course-exercise-") as folder:
@@ -89,14 +100,33 @@ def run_worker(job: dict, time_limit: float, wrapper: tuple = ()) -> WorkerRun:
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                    encoding="utf-8", errors="replace", env=env, cwd=folder,
                                    start_new_session=True)
-        timed_out = False
-        try:
-            stdout, stderr = process.communicate(timeout=time_limit)
-        except subprocess.TimeoutExpired:
-            timed_out = True
+        out_lines, err_lines, ready = [], [], threading.Event()
+
+        def read_stdout():
+            for line in process.stdout:
+                out_lines.append(line)
+                if line.startswith('{"event": "ready"'):
+                    ready.set()
+
+        def read_stderr():
+            err_lines.extend(process.stderr)
+
+        readers = [threading.Thread(target=read_stdout, daemon=True), threading.Thread(target=read_stderr, daemon=True)]
+        for reader in readers:
+            reader.start()
+        timed_out = not _wait_ready(process, ready, startup_limit)
+        if not timed_out:
+            try:
+                process.wait(timeout=time_limit)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+        if timed_out:
             _kill_group(process)
-            stdout, stderr = process.communicate()
+            process.wait()
+        for reader in readers:
+            reader.join(timeout=10)
         seconds = time.monotonic() - started
+    stdout, stderr = "".join(out_lines), "".join(err_lines)
     events = []
     for line in stdout.splitlines():
         if line.startswith("{"):
@@ -105,6 +135,17 @@ def run_worker(job: dict, time_limit: float, wrapper: tuple = ()) -> WorkerRun:
             except ValueError:
                 pass
     return WorkerRun(timed_out, process.returncode, events, stdout, stderr, seconds)
+
+
+def _wait_ready(process: subprocess.Popen, ready, limit: float) -> bool:
+    """True once the worker said "ready" or ended; False when `limit` seconds passed first."""
+    import time
+
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if ready.wait(timeout=0.1) or process.poll() is not None:
+            return True
+    return False
 
 
 def _kill_group(process: subprocess.Popen) -> None:
@@ -120,6 +161,12 @@ def _job(spec: ExerciseSpec, source: str, name: str, mode: str, **extra) -> dict
 
 def _abnormal(check: str, run: WorkerRun, limit: float) -> CheckResult | None:
     """Timeout, fault, crash or a compile failure on the device, as a check result (None if normal)."""
+    if run.timed_out and run.last("ready") is None:
+        return CheckResult.failed(
+            check, "timeout",
+            f"커널을 실행하기 전 준비(CuPy, NVRTC 컴파일, cuBLAS)가 {run.seconds:.0f}초 안에 끝나지 않았습니다. 이 머신의 "
+            "GPU가 다른 작업으로 바쁘거나 설치에 문제가 있습니다 (`make doctor`로 점검하세요).", stage=run.stage,
+            limit_s=limit, startup=True)
     if run.timed_out:
         return CheckResult.failed(
             check, "timeout",
