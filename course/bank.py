@@ -52,7 +52,7 @@ __all__ = [
 BANKS_ENV = "SGEMM_COURSE_BANKS"
 QUESTION_TYPES = ("single", "multiple", "numeric", "code", "free")
 BLOOM_LEVELS = ("기억", "이해", "적용", "분석", "평가", "창조")
-MODULE_RANGE = range(4, 11)
+MODULE_RANGE = range(4, 12)          # modules 4-10 and the bonus module 11
 BLANK_PATTERN = re.compile(r"___\(([A-Za-z0-9_-]+)\)___")
 ID_PATTERN = re.compile(r"^m(\d{2})-q(\d{2})$")
 
@@ -226,7 +226,7 @@ def validate_bank_data(data, name: str = "<bank>") -> list[str]:
         problems.append(f"{name}: {key}: 알 수 없는 항목입니다 (허용: {', '.join(sorted(TOP_FIELDS))})")
     module = data.get("module")
     if isinstance(module, bool) or not isinstance(module, int) or module not in MODULE_RANGE:
-        problems.append(f"{name}: module: 4에서 10 사이의 정수여야 합니다 (받은 값: {module!r})")
+        problems.append(f"{name}: module: 4에서 11 사이의 정수여야 합니다 (받은 값: {module!r})")
         module = None
     else:
         file_module = re.match(r"^m(\d+)", name)

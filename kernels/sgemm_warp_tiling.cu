@@ -178,6 +178,7 @@ sgemm_warp_tiling(SGEMM_ARGS)
     int tile_m, tile_n;
     swizzled_tile(tile_m, tile_n);
     const int row0 = tile_m * l6::BM, col0 = tile_n * l6::BN;
+    // [region: lane-layout]
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     // Warp origin inside the block tile, then this thread's first row and column in it.
     const int wm0 = (warp / l6::WARPS_N) * l6::WM, wn0 = (warp % l6::WARPS_N) * l6::WN;
@@ -187,10 +188,12 @@ sgemm_warp_tiling(SGEMM_ARGS)
     const int tr = lane / l6::LANES_N, tc = lane % l6::LANES_N;   // neighbouring lanes: neighbouring columns
 #endif
     const int a_off = wm0 + tr * 4, b_off = wn0 + tc * 4;
+    // [end-region: lane-layout]
     const int num_tiles = (K + l6::BK - 1) / l6::BK;
 
     l6::Copier copy(A, B, M, N, lda, ldb, row0, col0, tid);
 
+    // [region: ring-prologue]
     // Prologue: STAGES - 1 groups, one per stage, committed even when the tile does not exist;
     // the partial K tile, if any, first (see Level 5).
     const bool partial = K % l6::BK != 0;
@@ -206,6 +209,7 @@ sgemm_warp_tiling(SGEMM_ARGS)
             copy.issue_whole_tile(as0 + s * STAGE_A_BYTES, bs0 + s * STAGE_B_BYTES, A, B, K);
         cp_async_commit();
     }
+    // [end-region: ring-prologue]
 
     float acc[l6::TM][l6::TN] = {};
     int stage = 0, refill = l6::STAGES - 1;

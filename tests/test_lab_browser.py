@@ -25,7 +25,7 @@ from conftest import CHROMIUM, REPO
 
 pytestmark = pytest.mark.browser
 
-CHAPTERS = ["m04_naive", "m06_tiling", "m09_async_copy", "m10_profiling"]
+CHAPTERS = ["m04_naive", "m06_tiling", "m09_async_copy", "m10_profiling", "m11_beyond_cublas"]
 RAW_MYST = ["{glue", "{eval}", "```{", ":::{", "{doc}`", "{ref}`", "{numref}`", "{math}`", "{dropdown}"]
 FIRST_CELL_MAX_LINES = 12
 RUN_TIMEOUT_S = 420
