@@ -540,8 +540,17 @@ def test_recorded_verdicts_show_every_solution_passing_and_every_diagnosis_match
         assert set(recorded) == {w.file for w in BY_ID[exercise_id].wrong_attempts}
         for w in BY_ID[exercise_id].wrong_attempts:
             got = recorded[w.file]
-            assert got["expected"] == w.diagnosis and got["got"] == w.diagnosis and got["matches"], (exercise_id, w.file)
+            assert got["expected"] == w.diagnosis and got["got"] == w.diagnosis and got["matches"], (
+                f"{exercise_id}/{w.file}: the yaml names {w.diagnosis}, the recorded verdict got {got['got']}; "
+                "fix the attempt (or the checker) and re-record on a GPU: make record-exercises")
             assert got["verdict"]["diagnosis"] == w.diagnosis and not got["verdict"]["passed"]
     assert data["all_solutions_pass"] and data["all_diagnoses_match"]
     diagnoses = {w["got"] for e in data["exercises"].values() for w in e["wrong_attempts"]}
     assert {"race", "out_of_bounds", "too_slow"} <= diagnoses
+
+
+def test_fault_advice_names_the_cause():
+    misaligned = gpu.WorkerRun(False, 0, [{"event": "fault", "error": "CUDARuntimeError: cudaErrorMisalignedAddress"}])
+    assert "16바이트" in gpu._abnormal("correctness", misaligned, 10).message_ko
+    illegal = gpu.WorkerRun(False, 0, [{"event": "fault", "error": "cudaErrorIllegalAddress: an illegal memory access"}])
+    assert "경계 검사" in gpu._abnormal("correctness", illegal, 10).message_ko

@@ -76,7 +76,7 @@ def main(argv=None) -> int:
         if item["expected"] == "race":
             item["fallback"] = fallback_race(item, limits)
 
-    record = provenance("python tools/record_exercises.py " + " ".join(argv if argv is not None else sys.argv[1:]))
+    record = provenance(" ".join(["python tools/record_exercises.py", *(argv if argv is not None else sys.argv[1:])]))
     record["checker"] = {"sanitizer": gpu.sanitizer_path(), "limits_s": asdict(limits), "speed_reps": args.reps,
                          "jobs": args.jobs, "seconds": round(time.monotonic() - started, 1)}
     record["exercises"] = {}

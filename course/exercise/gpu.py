@@ -159,6 +159,15 @@ def _job(spec: ExerciseSpec, source: str, name: str, mode: str, **extra) -> dict
     return {"mode": mode, "spec": spec.to_dict(), "source": source, "name": name, **extra}
 
 
+def _fault_advice(error: str) -> str:
+    if "Misaligned" in error or "misaligned" in error:
+        return ("정렬되지 않은 주소(misaligned address)입니다: float4(16바이트) 읽기·쓰기는 주소가 16바이트의 배수여야 "
+                "합니다. float4로 읽는 인덱스가 4씩 움직이는지 확인하세요.")
+    if "IllegalAddress" in error or "illegal" in error:
+        return "잘못된 주소(illegal address)입니다: 인덱스 계산과 경계 검사(bounds check)를 확인하세요."
+    return "실행 구성 오류라면 블록당 자원(레지스터, 공유 메모리)을, 그 밖에는 인덱스 계산을 확인하세요."
+
+
 def _abnormal(check: str, run: WorkerRun, limit: float) -> CheckResult | None:
     """Timeout, fault, crash or a compile failure on the device, as a check result (None if normal)."""
     if run.timed_out and run.last("ready") is None:
@@ -178,8 +187,7 @@ def _abnormal(check: str, run: WorkerRun, limit: float) -> CheckResult | None:
         return CheckResult.failed(
             check, "fault",
             f"커널 실행이 CUDA 오류로 중단되었습니다 (fault): {fault['error']}. 마지막으로 하던 일: {run.stage}. "
-            "잘못된 주소(illegal address)라면 인덱스 계산과 경계 검사(bounds check)를, 실행 구성 오류라면 "
-            "블록당 자원(레지스터, 공유 메모리)을 확인하세요.", stage=run.stage, error=fault["error"])
+            + _fault_advice(fault["error"]), stage=run.stage, error=fault["error"])
     failed = run.last("compile_failed")
     if failed:
         return CheckResult.failed(check, "compile_error",
@@ -335,6 +343,9 @@ def _hazard_result(runs: dict, plan: list, limits: Limits, source: str) -> Check
         if parsed["errors"] or run.returncode == 3:
             found.append(tool)
             head, advice = _TOOL_TEXT[tool]
+            if tool == "memcheck" and any("isaligned" in e for e in parsed["errors"]):
+                advice = ("정렬되지 않은 주소(misaligned)를 읽거나 씁니다: float4(16바이트) 접근은 주소가 16바이트의 "
+                          "배수여야 합니다.")
             where = "; ".join(f"{ln['line']}행 `{ln['code']}`" for ln in parsed["lines"][:3])
             first = parsed["errors"][0] if parsed["errors"] else parsed["summary"] or ""
             lines.append(f"{head}: {first}" + (f" — 소스 위치: {where}" if where else "") + f". {advice}")

@@ -69,7 +69,7 @@ def targets(s: specs.ExerciseSpec) -> list[tuple[str, str]]:
 
 
 def _targets_html(s: specs.ExerciseSpec) -> str:
-    rows = "".join(f'<tr><th scope="row">{html.escape(check)}</th><td>{_inline(what)}</td></tr>'
+    rows = "".join(f'<tr><th scope="row">{html.escape(check)}</th><td style="text-align:left">{_inline(what)}</td></tr>'
                    for check, what in targets(s))
     return ('<div class="pst-scrollable-table-container course-table-scroll"><table class="course-table">'
             f"<caption>실습 {html.escape(s.id)}: 받는 검사와 목표</caption>"

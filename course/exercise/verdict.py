@@ -9,6 +9,7 @@ run it (no GPU), and its message then says how to run it.
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import asdict, dataclass, field
 
 from course.exercise.spec import DIAGNOSES, DIAGNOSIS_PRIORITY
@@ -23,6 +24,7 @@ CHECK_LABELS = {
 }
 STATUS_LABELS = {"pass": "통과 (pass)", "fail": "실패 (fail)", "skip": "건너뜀 (skip)"}
 STATUS_MARKS = {"pass": "✔", "fail": "✘", "skip": "–"}
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 
 @dataclass
@@ -138,12 +140,14 @@ def verdict_table_html(data: dict, caption: str = "") -> str:
     rows = []
     for c in data["checks"]:
         status = c["status"]
-        message = html.escape(c.get("message_ko") or "").replace("\n", "<br>")
+        message = _CODE_SPAN.sub(lambda m: f"<code>{m.group(1)}</code>",
+                                 html.escape(c.get("message_ko") or "")).replace("\n", "<br>")
         diagnosis = f'<code>{html.escape(c["diagnosis"])}</code>' if c.get("diagnosis") else "–"
         rows.append(
             f'<tr class="course-exercise-{status}"><th scope="row">{html.escape(CHECK_LABELS[c["check"]])}</th>'
-            f'<td><span aria-hidden="true">{STATUS_MARKS[status]} </span>{html.escape(STATUS_LABELS[status])}</td>'
-            f"<td>{diagnosis}</td><td>{message}</td></tr>")
+            f'<td style="white-space:nowrap"><span aria-hidden="true">{STATUS_MARKS[status]} </span>'
+            f'{html.escape(STATUS_LABELS[status])}</td>'
+            f'<td>{diagnosis}</td><td style="text-align:left;min-width:20em">{message}</td></tr>')
     if data.get("passed"):
         summary = "모든 검사를 통과했습니다 (passed)."
     elif data.get("diagnosis"):
