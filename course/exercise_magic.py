@@ -3,6 +3,7 @@
     %load_ext course.exercise_magic
 
 then
+    %exercise_start m06-e1     turns this cell into a %%exercise cell holding the starter (like %load)
     %%exercise m06-e1          the cell's body is your CUDA source; shows the verdict table
     %exercise_hint m06-e1      unlocks the next hint (one at a time) and shows those unlocked
     %exercise_solution m06-e1  shows the reference solution, only after a first attempt
@@ -32,6 +33,14 @@ class ExerciseMagics(Magics):
     def exercise(self, line, cell):
         """%%exercise ID — check the CUDA source in this cell; returns the verdict (shown as a table)."""
         return self.session.check(line, cell)
+
+    @line_magic
+    def exercise_start(self, line):
+        """%exercise_start ID — replace this cell with a %%exercise cell holding the starter code."""
+        text, note = self.session.start(line)
+        if text is not None and self.shell is not None:
+            self.shell.set_next_input(text, replace=True)
+        return note
 
     @line_magic
     def exercise_hint(self, line):

@@ -10,6 +10,7 @@ session, the CLI and grade-code on a messy folder. The recorded H100 verdicts, w
 from __future__ import annotations
 
 import csv
+import html
 import json
 import os
 import re
@@ -464,6 +465,9 @@ def test_lab_session_checks_hints_and_solution(tmp_path):
 
     s = BY_ID["m06-e1"]
     session = LabSession(ProgressStore(tmp_path))
+    text, note = session.start("m06-e1")
+    assert text == f"%%exercise m06-e1\n{read_source_file(s.starter).rstrip()}\n" and "%%exercise" in repr(note)
+    assert session.start("m99-e1")[0] is None
     refused = session.solution("m06-e1")
     assert "한 번 이상 제출한 뒤" in repr(refused)
     first = session.hint("m06-e1")
@@ -491,7 +495,9 @@ def test_magics_register_in_ipython(tmp_path, monkeypatch):
     shell = InteractiveShell.instance()
     exercise_magic.load_ipython_extension(shell)
     assert {"exercise"} <= set(shell.magics_manager.magics["cell"])
-    assert {"exercise_hint", "exercise_solution", "exercise_show"} <= set(shell.magics_manager.magics["line"])
+    assert {"exercise_start", "exercise_hint", "exercise_solution", "exercise_show"} <= set(shell.magics_manager.magics["line"])
+    shell.run_line_magic("exercise_start", "m04-e1")
+    assert shell.rl_next_input.startswith("%%exercise m04-e1\n")   # the terminal's stand-in for replacing the cell
     note = shell.run_line_magic("exercise_hint", "m04-e1")
     assert "힌트 1/" in repr(note)
 
@@ -499,16 +505,18 @@ def test_magics_register_in_ipython(tmp_path, monkeypatch):
 # ----------------------------------------------------------------------------- site and chapters
 
 @pytest.mark.parametrize("module,page", sorted(CHAPTERS.items()))
-def test_chapters_hold_each_starter_verbatim_in_a_skipped_cell(module, page):
+def test_chapters_show_a_card_and_a_skipped_start_cell_per_exercise(module, page):
     text = (REPO / "book" / f"{page}.md").read_text(encoding="utf-8")
     assert "## 실습: 직접 짜 보기" in text
     assert re.search(r":tags: \[skip-execution\]\n%load_ext course\.exercise_magic\n", text)
     for s in (s for s in EXERCISES if s.module == module):
-        assert f'card("{s.id}")' in text, f"{page}: no card for {s.id}"
-        cell = re.search(r":tags: \[skip-execution\]\n%%exercise " + re.escape(s.id) + r"\n(.*?)\n```\n", text, re.S)
-        assert cell, f"{page}: no %%exercise {s.id} cell tagged skip-execution"
-        assert cell.group(1).rstrip() == read_source_file(s.starter).rstrip(), (
-            f"{page}: the %%exercise {s.id} cell differs from {s.starter}; copy the starter into the cell")
+        assert re.search(r":tags: \[remove-input\]\nfrom course\.exercise\.page import card\n\ncard\(\"" + s.id, text), \
+            f"{page}: no card cell for {s.id}"
+        assert re.search(r":tags: \[skip-execution\]\n%exercise_start " + re.escape(s.id) + r"\n", text), \
+            f"{page}: no %exercise_start {s.id} cell tagged skip-execution"
+        # the starter is read from starter.cu (card, %exercise_start), never pasted into the chapter
+        todo = next(ln.strip() for ln in read_source_file(s.starter).splitlines() if "할 일" in ln)
+        assert todo not in text
 
 
 def test_cards_render_with_and_without_recorded_verdicts():
@@ -517,8 +525,9 @@ def test_cards_render_with_and_without_recorded_verdicts():
     for s in EXERCISES:
         bare = page.card_html(s.id, data={})
         assert "아직 기록되지 않았습니다" in bare and s.title_ko.split()[0] in bare
-        starter_line = next(ln for ln in read_source_file(s.starter).splitlines() if "할 일" in ln)
-        assert starter_line.strip() not in bare and f"%exercise_hint {s.id}" in bare
+        todo = next(ln for ln in read_source_file(s.starter).splitlines() if "할 일" in ln)
+        assert html.escape(todo.strip()) in bare and f"%exercise_start {s.id}" in bare and f"%exercise_hint {s.id}" in bare
+        assert "<details" in bare and "시작 코드 보기" in bare
         assert bare.count("<caption>") == 1 and 'scope="row"' in bare
     assert "m04-e1" in page.index_html(data={})
 

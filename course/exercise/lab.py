@@ -136,6 +136,18 @@ class LabSession:
         return _Note(f"{spec.id} 참고 풀이 (reference solution):\n{source}", "note",
                      f'<pre class="course-exercise-solution"><code>{html.escape(source)}</code></pre>')
 
+    def start(self, line) -> tuple:
+        """(the text of a %%exercise cell holding the starter, a notice) for %exercise_start."""
+        from course.exercise.learner import read_source_file
+
+        spec, problem = self._load(line)
+        if problem:
+            return None, problem
+        text = f"%%exercise {spec.id}\n{read_source_file(spec.starter).rstrip()}\n"
+        return text, _Note(f"이 셀이 {spec.id}의 시작 코드가 든 %%exercise 셀로 바뀌었습니다. `할 일` 주석을 채우고 "
+                           "이 셀을 다시 실행하면 검사합니다. (화면이 바뀌지 않으면 아래의 코드를 새 셀에 붙여 넣으세요.)",
+                           "note", f'<pre class="course-exercise-starter"><code>{html.escape(text)}</code></pre>')
+
     def show(self, line):
         """%exercise_show ID — the goal and the checks of an exercise."""
         from course.exercise import page

@@ -81,8 +81,9 @@ def _how_to_html(s: specs.ExerciseSpec) -> str:
     steps = [
         "이 장을 JupyterLab에서 노트북으로 엽니다 (`make lab`). 이 장의 `%load_ext course.exercise_magic` 셀을 "
         "한 번 실행합니다.",
-        f"`%%exercise {s.id}` 셀에 시작 코드가 들어 있습니다. `할 일` 주석을 따라 고친 뒤 셀을 실행하면 판정 표가 나옵니다. "
-        "커널은 제한 시간이 있는 별도 프로세스에서 돌기 때문에 멈추거나 잘못된 주소를 읽어도 노트북은 그대로입니다.",
+        f"`%exercise_start {s.id}` 셀을 실행하면 그 셀이 시작 코드가 든 `%%exercise {s.id}` 셀로 바뀝니다 "
+        "(`%load`처럼). `할 일` 주석을 따라 고친 뒤 셀을 다시 실행하면 판정 표가 나옵니다. 커널은 제한 시간이 있는 "
+        "별도 프로세스에서 돌기 때문에 멈추거나 잘못된 주소를 읽어도 노트북은 그대로입니다.",
         f"막히면 `%exercise_hint {s.id}`: 힌트가 하나씩 열립니다 ({len(s.hints_ko)}개). 한 번 제출한 뒤에는 "
         f"`%exercise_solution {s.id}`로 참고 풀이를 볼 수 있습니다.",
         f"명령줄에서는 `python -m course exercise check {s.id} 내_커널.cu`. GPU가 없는 컴퓨터에서는 컴파일과 SASS "
@@ -122,8 +123,18 @@ def card_html(exercise_id: str, wrong_file: str | None = None, data: dict | None
     data = recorded() if data is None else data
     return (f'<section class="course-exercise" aria-label="실습 {html.escape(s.id)}: {html.escape(s.title_ko)}">'
             f'<p class="course-exercise-title"><strong>실습 {html.escape(s.id)} — {html.escape(s.title_ko)}</strong> '
-            f"(모듈 {s.module})</p>{_paragraphs(s.goal_ko)}{_targets_html(s)}{_how_to_html(s)}"
+            f"(모듈 {s.module})</p>{_paragraphs(s.goal_ko)}{_targets_html(s)}{_starter_html(s)}{_how_to_html(s)}"
             f"{_recorded_html(s, data, wrong_file)}</section>")
+
+
+def _starter_html(s: specs.ExerciseSpec) -> str:
+    """The starter code (read from starter.cu at build time, never pasted into a chapter)."""
+    from course.exercise.learner import read_source_file
+
+    text = read_source_file(s.starter).rstrip()
+    lines = text.count("\n") + 1
+    return (f'<details class="course-exercise-starter"><summary>시작 코드 보기 (starter.cu, {lines}줄)</summary>'
+            f'<pre><code class="language-cuda">{html.escape(text)}</code></pre></details>')
 
 
 def card(exercise_id: str, wrong_file: str | None = None) -> StaticHTML:
