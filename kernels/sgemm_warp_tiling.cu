@@ -11,7 +11,9 @@
 // tr*4 .. tr*4+3 of each of the TM/4 row groups of the warp tile (spaced LANES_M*4 apart) and
 // columns tc*4 .. tc*4+3 of each of the TN/4 column groups (spaced LANES_N*4 apart). For one k,
 // the lanes of a warp read LANES_M distinct float4 of As and LANES_N distinct float4 of Bs, each
-// set contiguous and at most 128 bytes: one shared-memory wavefront per LDS.128, no conflict.
+// set contiguous and at most 128 bytes, so no two lanes want different words of one bank: no bank
+// conflict (Nsight Compute counts none; a 128-bit shared load still takes several wavefronts, as
+// any LDS.128 of a full warp does).
 //
 // Block order: consecutive blocks walk GROUP tile rows before the next tile column, so the
 // blocks resident at one time share rows of A and columns of B in L2 (block swizzle).
@@ -90,7 +92,7 @@ constexpr int SMEM_BYTES = STAGES * STAGE_FLOATS * 4;
 
 static_assert(LANES_M * LANES_N == 32, "a warp tile must hold exactly 32 thread tiles");
 static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tiles are read as float4");
-static_assert(LANES_M <= 8 && LANES_N <= 8, "more than 8 float4 per read would cost a second wavefront");
+static_assert(LANES_M <= 8 && LANES_N <= 8, "more than 8 distinct float4 per read would span more than 128 bytes and conflict");
 static_assert(BM % WM == 0 && BN % WN == 0 && BM % 32 == 0, "warp tiles must cover the block tile");
 static_assert(STAGES >= 2, "a ring needs at least two stages");
 }  // namespace l6
