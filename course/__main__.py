@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 from course import instructor
-from course.bank import BankError, available_modules, choice_balance, load_all_banks, load_bank
+from course.bank import MODULE_RANGE, BankError, available_modules, choice_balance, load_all_banks, load_bank
 from course.settings import SettingsError, load_settings
 
 EXIT_OK, EXIT_NOTHING_GRADED, EXIT_USAGE, EXIT_PROBLEMS = 0, 1, 2, 3
@@ -50,13 +50,13 @@ def _parser() -> argparse.ArgumentParser:
     form = sub.add_parser("export-form", help="학생용 양식 내보내기 / export a student form (no answers)",
                           description="정답 없는 학생용 양식을 JSON과 Markdown으로 씁니다 (mNN_form.json, mNN_form.md). "
                                       "/ Write a student form without answers as JSON and Markdown.")
-    form.add_argument("--module", type=int, required=True, help="모듈 번호 / module number (4-10)")
+    form.add_argument("--module", type=int, required=True, help="모듈 번호 / module number (4-11)")
     form.add_argument("--out", required=True, metavar="DIR", help="출력 폴더 / output folder")
 
     key = sub.add_parser("export-key", help="정답지 내보내기 / export the answer key",
                          description="정답지를 JSON으로 씁니다 (파일 이름이 .md로 끝나면 Markdown). "
                                      "/ Write the answer key as JSON (Markdown when FILE ends in .md).")
-    key.add_argument("--module", type=int, required=True, help="모듈 번호 / module number (4-10)")
+    key.add_argument("--module", type=int, required=True, help="모듈 번호 / module number (4-11)")
     key.add_argument("--out", required=True, metavar="FILE", help="출력 파일 / output file")
 
     grade = sub.add_parser("grade", help="제출 파일 채점 / grade a folder of submissions",
@@ -70,7 +70,7 @@ def _parser() -> argparse.ArgumentParser:
                            epilog="종료 코드 / exit codes: 0 모두 깨끗하게 채점 (all graded cleanly); "
                                   "1 채점된 제출 없음 (nothing graded); 2 사용법·설정 오류 (usage or setup error); "
                                   "3 채점했지만 problems CSV에 적힌 파일이 있음 (graded, with problems listed).")
-    grade.add_argument("--module", type=int, required=True, help="모듈 번호 / module number (4-10)")
+    grade.add_argument("--module", type=int, required=True, help="모듈 번호 / module number (4-11)")
     grade.add_argument("--submissions", required=True, metavar="DIR", help="제출 파일 폴더 / folder of submission files")
     grade.add_argument("--out", required=True, metavar="CSV", help="성적부 / gradebook CSV to write")
     grade.add_argument("--summary", metavar="CSV", help="문항별 난이도 요약 / per-question difficulty summary CSV")
@@ -174,7 +174,7 @@ def _validate(args) -> int:
         print("(정답 위치·길이 기준은 모든 은행을 합쳐 검사합니다: python -m course validate)")
         return EXIT_OK
     banks = load_all_banks(args.banks)
-    missing = [m for m in range(4, 11) if m not in banks]
+    missing = [m for m in MODULE_RANGE if m not in banks]
     for module, bank in sorted(banks.items()):
         print(f"모듈 {module}: 문항 {len(bank.questions)}개, 스키마 문제 없음 (schema ok)")
     if missing:

@@ -37,7 +37,7 @@ DEFAULT_SETTINGS = {
         "6": {"pass_count": 6, "question_count": 8, "title": "모듈 6 숙달 체크포인트"},
         "9": {"pass_count": 8, "question_count": 10, "title": "모듈 9 최종 체크포인트"},
     },
-    "gates": {"7": "6", "10": "9"},
+    "gates": {"7": "6", "10": "9", "11": "9"},
     "pages": {
         "4": "m04_naive",
         "5": "m05_coalescing",
@@ -46,6 +46,7 @@ DEFAULT_SETTINGS = {
         "8": "m08_double_buffer",
         "9": "m09_async_copy",
         "10": "m10_profiling",
+        "11": "m11_beyond_cublas",
     },
 }
 

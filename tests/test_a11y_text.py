@@ -126,11 +126,11 @@ def test_series_on_the_site_differ_by_more_than_colour(site_dir):
 
 
 def test_every_simulator_control_on_the_site_has_a_korean_name():
-    from sims import banks, coalescing, outer_product, pipeline, profiles, roofline
+    from sims import banks, coalescing, outer_product, pipeline, profiles, roofline, warp_tiling
 
     figures = [coalescing.figure(), coalescing.float4_figure(), banks.figure(), outer_product.figure(),
                pipeline.figure(), pipeline.async_figure(), roofline.figure(), roofline.occupancy_figure(),
-               profiles.figure()]
+               profiles.figure(), warp_tiling.figure()]
     for fig in figures:
         layout = fig.to_plotly_json()["layout"]
         controls = list(layout.get("sliders") or []) + list(layout.get("updatemenus") or [])
@@ -144,11 +144,11 @@ def test_every_simulator_control_on_the_site_has_a_korean_name():
 
 def test_every_widget_control_has_a_korean_description():
     pytest.importorskip("ipywidgets")
-    from sims import banks, coalescing, outer_product, pipeline, profiles, roofline
+    from sims import banks, coalescing, outer_product, pipeline, profiles, roofline, warp_tiling
 
     factories = [coalescing.widget, coalescing.float4_widget, banks.widget, outer_product.widget,
                  pipeline.widget, pipeline.async_widget, roofline.widget, roofline.occupancy_widget,
-                 profiles.widget]
+                 profiles.widget, warp_tiling.widget]
     for factory in factories:
         box = factory()
         assert box.controls

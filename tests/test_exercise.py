@@ -29,7 +29,8 @@ REPO = Path(__file__).resolve().parent.parent
 RECORD = REPO / "book" / "data" / "exercises.json"
 EXERCISES = specs.load_all()
 BY_ID = {s.id: s for s in EXERCISES}
-CHAPTERS = {4: "m04_naive", 5: "m05_coalescing", 6: "m06_tiling", 7: "m07_register_blocking", 8: "m08_double_buffer"}
+CHAPTERS = {4: "m04_naive", 5: "m05_coalescing", 6: "m06_tiling", 7: "m07_register_blocking", 8: "m08_double_buffer",
+            9: "m09_async_copy"}
 
 
 @pytest.fixture(autouse=True)
