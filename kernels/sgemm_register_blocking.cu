@@ -11,10 +11,17 @@
 // Variants:
 //   sgemm_register_blocking          As[8][128] (A transposed) and Bs[8][128]
 //   sgemm_register_blocking_padded   rows padded to 129 floats and the FMA as inline PTX:
-//                                    a measured counter-example - the padding removes no
-//                                    conflict here and breaks the 16-byte alignment that
-//                                    the micro-kernel's LDS.128 needs.
+//                                    a measured counter-example - a pitch of 129 floats breaks
+//                                    the 16-byte alignment of most of the micro-kernel's LDS.128.
+//
+// RB_PAD (default 0) pads the rows of the shipped kernel's tiles: compiled with RB_PAD=4
+// (pitch 132 floats, still a multiple of 16 bytes) the transposed store of A no longer puts
+// two lanes of a warp in one bank, and every LDS.128 stays (module 7 measures it).
 #include "sgemm_common.cuh"
+
+#ifndef RB_PAD
+#define RB_PAD 0
+#endif
 
 template <int PAD, bool USE_PTX>
 __device__ __forceinline__ void sgemm_register_blocking_body(SGEMM_ARGS)
@@ -47,7 +54,7 @@ __device__ __forceinline__ void sgemm_register_blocking_body(SGEMM_ARGS)
 
 // [region: variants]
 extern "C" __global__ void __launch_bounds__(rb::THREADS)
-sgemm_register_blocking(SGEMM_ARGS) { sgemm_register_blocking_body<0, false>(SGEMM_PASS); }
+sgemm_register_blocking(SGEMM_ARGS) { sgemm_register_blocking_body<RB_PAD, false>(SGEMM_PASS); }
 
 extern "C" __global__ void __launch_bounds__(rb::THREADS)
 sgemm_register_blocking_padded(SGEMM_ARGS) { sgemm_register_blocking_body<1, true>(SGEMM_PASS); }

@@ -1,7 +1,7 @@
 """Record Nsight Compute profiles of every course kernel (and the figures module 10 reads).
 
     python tools/profile_levels.py [--size 4096] [--out book/data/profiles.json] [--cublas]
-        [--kernel NAME ...] [--variant NAME:DEFINE=V,DEFINE=V ...]
+        [--kernel NAME ...] [--variant NAME:DEFINE=V,DEFINE=V ...] [--keys KEY,KEY] [--merge]
 
 For each registry kernel it runs `ncu --clock-control none` on tools/ncu_one.py (two launches,
 the second is profiled) and keeps the metrics below, with the provenance of the run. --cublas adds
@@ -47,8 +47,12 @@ METRICS = {
     "dram_write_bytes": "dram__bytes_write.sum",
     "global_ld_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
     "global_ld_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-    "ldgsts_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum",
-    "ldgsts_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum",
+    # cp.async (LDGSTS) traffic: Nsight counts it apart from global loads, split by cache policy
+    # (.ca = cache_access, .cg = cache_bypass); ldgsts_sectors / ldgsts_requests are the sums.
+    "ldgsts_access_sectors": "sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_access.sum",
+    "ldgsts_bypass_sectors": "sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum",
+    "ldgsts_access_requests": "sm__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts_cache_access.sum",
+    "ldgsts_bypass_requests": "sm__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum",
     "global_st_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
     "global_st_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
     "smem_ld_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
@@ -82,9 +86,21 @@ def _number(text: str) -> float | None:
         return None
 
 
-def profile(name: str, size: int, defines: tuple = ()) -> dict:
-    """One kernel's metrics; name "cublas" profiles the library's SGEMM (any kernel named *gemm*)."""
-    metrics = list(METRICS.values()) + [STALL_METRIC.format(s) for s in STALLS.values()]
+LDGSTS_KEYS = ("ldgsts_access_sectors", "ldgsts_bypass_sectors", "ldgsts_access_requests", "ldgsts_bypass_requests")
+
+
+def _missing(metrics: list[str], header: list[str]) -> list[str]:
+    """Requested metrics that ncu left out of its table (an unknown name is dropped without an error)."""
+    return [m for m in metrics if m not in header]
+
+
+def profile(name: str, size: int, defines: tuple = (), keys: tuple | None = None) -> dict:
+    """One kernel's metrics; name "cublas" profiles the library's SGEMM (any kernel named *gemm*).
+
+    keys limits the run to those entries of METRICS (no stalls); every requested metric must come back.
+    """
+    chosen = {k: METRICS[k] for k in keys} if keys else METRICS
+    metrics = list(chosen.values()) + ([] if keys else [STALL_METRIC.format(s) for s in STALLS.values()])
     target = "regex:gemm" if name == "cublas" else name
     cmd = ["ncu", "--clock-control", "none", "--kernel-name", target, "--launch-skip", "1", "--launch-count", "1",
            "--csv", "--page", "raw", "--metrics", ",".join(metrics),
@@ -98,26 +114,40 @@ def profile(name: str, size: int, defines: tuple = ()) -> dict:
     if len(rows) < 3:
         raise RuntimeError(f"ncu gave no data for {name}:\n{text[-2000:]}\n{done.stderr[-2000:]}")
     header, values = rows[0], rows[2]   # rows[1] holds the units
+    missing = _missing(metrics, header)
+    if missing:
+        raise RuntimeError(f"ncu did not report {missing} for {name}: unknown on this GPU or this ncu version")
     raw = dict(zip(header, values))
     if name == "cublas":
-        out = {"kernel": "cublas", "level": None, "variant": "cuBLAS SGEMM (FP32)", "function": raw.get("Kernel Name")}
+        out = {"kernel": "cublas", "variant": "cuBLAS SGEMM (FP32)", "function": raw.get("Kernel Name")}
     else:
         spec = registry.get(name)
         out = {"kernel": name, "level": spec.level, "variant": spec.variant}
         if defines:
             out["defines"] = dict(d.split("=", 1) for d in defines)
     out.update({"M": size, "N": size, "K": size})
-    for key, metric in METRICS.items():
+    for key, metric in chosen.items():
         out[key] = _number(raw.get(metric, ""))
+        if out[key] is None:
+            raise RuntimeError(f"ncu reported {metric} = {raw.get(metric)!r} for {name}: not a number")
+    if all(k in out for k in LDGSTS_KEYS):
+        out["ldgsts_sectors"] = out["ldgsts_access_sectors"] + out["ldgsts_bypass_sectors"]
+        out["ldgsts_requests"] = out["ldgsts_access_requests"] + out["ldgsts_bypass_requests"]
+    if keys:
+        return out
     out["stalls"] = {label: _number(raw.get(STALL_METRIC.format(suffix), "")) for label, suffix in STALLS.items()}
-    out["duration_ms"] = out["duration_ns"] / 1e6 if out["duration_ns"] else None
-    out["dram_bytes"] = (out["dram_read_bytes"] or 0) + (out["dram_write_bytes"] or 0)
-    ld_sectors = (out["global_ld_sectors"] or 0) + (out["ldgsts_sectors"] or 0)
-    ld_requests = (out["global_ld_requests"] or 0) + (out["ldgsts_requests"] or 0)
-    out["sectors_per_request"] = ld_sectors / ld_requests if ld_requests else None
+    out["duration_ms"] = out["duration_ns"] / 1e6
+    out["dram_bytes"] = out["dram_read_bytes"] + out["dram_write_bytes"]
+    # Ratios exist only where their denominator does (a kernel without shared stores has no
+    # wavefronts per store): the key is left out rather than recorded as null.
+    ld_sectors = out["global_ld_sectors"] + out["ldgsts_sectors"]
+    ld_requests = out["global_ld_requests"] + out["ldgsts_requests"]
+    if ld_requests:
+        out["sectors_per_request"] = ld_sectors / ld_requests
     for op in ("ld", "st"):
         inst = out[f"smem_{op}_instructions"]
-        out[f"smem_{op}_wavefronts_per_instruction"] = out[f"smem_{op}_wavefronts"] / inst if inst else None
+        if inst:
+            out[f"smem_{op}_wavefronts_per_instruction"] = out[f"smem_{op}_wavefronts"] / inst
     return out
 
 
@@ -129,6 +159,34 @@ def _print(row: dict) -> None:
           f"top stalls {', '.join(f'{k} {v:.2f}' for v, k in top)}", flush=True)
 
 
+def _same_entry(a: dict, b: dict) -> bool:
+    return a["kernel"] == b["kernel"] and a.get("defines") == b.get("defines")
+
+
+def merge(old: dict, run: dict, keys: tuple | None) -> dict:
+    """The existing record with this run's entries in it; the run's provenance goes under "supplements".
+
+    With keys, only those values of existing entries change (an entry this run did not profile keeps
+    its own); without, an entry of this run replaces the one with the same kernel and defines, or is added.
+    """
+    for section in ("kernels", "reference"):
+        for entry in run[section]:
+            match = next((e for e in old[section] if _same_entry(e, entry)), None)
+            if keys and match is not None:
+                match.update({k: v for k, v in entry.items() if k not in ("kernel", "level", "variant", "function",
+                                                                           "defines", "M", "N", "K")})
+            elif match is not None:
+                old[section][old[section].index(match)] = entry
+            else:
+                old[section].append(entry)
+    supplement = {k: v for k, v in run.items() if k not in ("kernels", "reference")}
+    supplement["profiled"] = [e["kernel"] + (" " + ",".join(f"{k}={v}" for k, v in e["defines"].items())
+                                             if e.get("defines") else "") for s in ("kernels", "reference") for e in run[s]]
+    supplement["keys"] = list(keys) if keys else "all"
+    old.setdefault("supplements", []).append(supplement)
+    return old
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--size", type=int, default=4096)
@@ -136,28 +194,45 @@ def main() -> int:
     ap.add_argument("--kernel", action="append", help="registry kernels (default: all)")
     ap.add_argument("--variant", action="append", default=[], metavar="NAME:DEF=V,DEF=V")
     ap.add_argument("--cublas", action="store_true", help="also profile cuBLAS's SGEMM kernel")
+    ap.add_argument("--keys", help="comma-separated METRICS keys: profile only these (e.g. the ldgsts counts)")
+    ap.add_argument("--merge", action="store_true",
+                    help="add this run to the existing --out record (its provenance under 'supplements')")
     args = ap.parse_args()
+    keys = tuple(k for k in (args.keys or "").split(",") if k) or None
+    unknown = [k for k in keys or () if k not in METRICS]
+    if unknown:
+        print(f"알 수 없는 지표 키(unknown keys): {unknown}", file=sys.stderr)
+        return 2
     if not shutil.which("ncu"):
         print("ncu(Nsight Compute)가 PATH에 없습니다.", file=sys.stderr)
         return 2
     kernels, reference = [], []
     for name in args.kernel if args.kernel is not None else list(registry.KERNELS):
-        kernels.append(profile(name, args.size))
-        _print(kernels[-1])
+        kernels.append(profile(name, args.size, keys=keys))
+        if not keys:
+            _print(kernels[-1])
     if args.cublas:
-        reference.append(profile("cublas", args.size))
-        _print(reference[-1])
+        reference.append(profile("cublas", args.size, keys=keys))
+        if not keys:
+            _print(reference[-1])
         print("   cuBLAS kernel:", reference[-1].get("function"), flush=True)
     for v in args.variant:
         name, _, defs = v.partition(":")
-        reference.append(profile(name, args.size, tuple(d for d in defs.split(",") if d)))
-        _print(reference[-1])
+        reference.append(profile(name, args.size, tuple(d for d in defs.split(",") if d), keys=keys))
+        if not keys:
+            _print(reference[-1])
+    if keys:
+        for e in kernels + reference:
+            print(f"{e['kernel']:<32} " + " ".join(f"{k}={e[k]:,.0f}" for k in keys if k in e), flush=True)
     result = record.provenance("python tools/profile_levels.py " + " ".join(sys.argv[1:]))
     result["tool"] = subprocess.run(["ncu", "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
     result["ncu_options"] = "--clock-control none --launch-skip 1 --launch-count 1"
     result["stall_unit"] = "average warps stalled per issue-active cycle (smsp__average_warps_issue_stalled_*_per_issue_active.ratio)"
     result["kernels"] = kernels
     result["reference"] = reference
+    if args.merge and os.path.exists(args.out):
+        with open(args.out, encoding="utf-8") as fh:
+            result = merge(json.load(fh), result, keys)
     with open(args.out, "w", encoding="utf-8") as fh:
         json.dump(result, fh, indent=1, ensure_ascii=False)
     print(f"wrote {args.out}")
