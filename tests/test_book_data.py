@@ -130,3 +130,53 @@ def test_pairwise_comparisons_were_timed_in_alternation():
             assert (new, old, n) in pairs
     for r in data["pairs"]:
         assert r["speedup"] == pytest.approx(r["old_ms"] / r["new_ms"])
+
+
+def _nulls(node, path=""):
+    if node is None:
+        return [path]
+    if isinstance(node, dict):
+        return [p for k, v in node.items() for p in _nulls(v, f"{path}.{k}")]
+    if isinstance(node, list):
+        return [p for i, v in enumerate(node) for p in _nulls(v, f"{path}[{i}]")]
+    return []
+
+
+def test_profiles_hold_no_null_and_count_cp_async():
+    data = load("profiles.json")
+    assert _nulls(data) == []
+    rows = {(k["kernel"], tuple(sorted((k.get("defines") or {}).items()))): k for k in data["kernels"] + data["reference"]}
+    for (name, _), k in rows.items():
+        for key in ("ldgsts_sectors", "ldgsts_requests"):
+            assert isinstance(k.get(key), (int, float)), (name, key)
+        spec = registry.KERNELS.get(name)
+        if spec is not None:
+            assert (k["ldgsts_requests"] > 0) == spec.async_copy, name
+    # On the H100 the global-load counters include the cp.async requests: the LDGSTS part never exceeds them.
+    for (name, _), k in rows.items():
+        assert k["ldgsts_requests"] <= k["global_ld_requests"] and k["ldgsts_sectors"] <= k["global_ld_sectors"], name
+    for supplement in data.get("supplements", []):
+        for key in PROVENANCE + ("tool", "keys", "profiled"):
+            assert supplement.get(key), key
+
+
+def test_variants_were_checked_and_timed_against_their_bases():
+    from kernels.variants import VARIANTS
+
+    data = load("variants.json")
+    for key in PROVENANCE + ("method",):
+        assert data.get(key), key
+    assert set(data["variants"]) == set(VARIANTS)
+    for row in data["rows"]:
+        assert row["correct"] and row["nonfinite"] == 0 and row["rel_error_vs_base"] < 1e-5, row
+        assert row["time_ratio"] == pytest.approx(row["variant_ms"] / row["base_ms"], rel=1e-3)
+    assert {r["variant"] for r in data["rows"]} == set(VARIANTS)
+
+
+def test_source_stalls_record_names_its_run():
+    data = load("source_stalls.json")
+    for key in ("device", "driver", "date", "command", "method", "tool"):
+        assert data.get(key), key
+    k = data["kernels"][0]
+    assert k["kernel"] == "sgemm_async_copy_vec" and k["samples"] > 0 and k["depbar"]
+    assert sum(k["stall_totals"].values()) <= k["samples"] * 1.01

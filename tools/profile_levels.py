@@ -140,10 +140,10 @@ def profile(name: str, size: int, defines: tuple = (), keys: tuple | None = None
     out["dram_bytes"] = out["dram_read_bytes"] + out["dram_write_bytes"]
     # Ratios exist only where their denominator does (a kernel without shared stores has no
     # wavefronts per store): the key is left out rather than recorded as null.
-    ld_sectors = out["global_ld_sectors"] + out["ldgsts_sectors"]
-    ld_requests = out["global_ld_requests"] + out["ldgsts_requests"]
-    if ld_requests:
-        out["sectors_per_request"] = ld_sectors / ld_requests
+    # On the H100 the global-load counters (global_op_ld) already include the cp.async requests and
+    # sectors (the ldgsts_* counts are the part of them that came from LDGSTS): no sum here.
+    if out["global_ld_requests"]:
+        out["sectors_per_request"] = out["global_ld_sectors"] / out["global_ld_requests"]
     for op in ("ld", "st"):
         inst = out[f"smem_{op}_instructions"]
         if inst:

@@ -467,7 +467,19 @@ for key, plan in (("L5", L5_PLAN), ("L6", L6_PLAN), ("CB", CB_PLAN)):
     measured = {"L5": rep_p[5], "L6": rep_p[6], "CB": cbp}[key]["sectors_per_request"]
     assert abs(measured - sec / req) < 0.05, f"본문: 요청당 섹터가 복사 계획과 같다 ({key})"
 assert abs(async4["sectors_per_request"] - 4) < 0.05, "본문: 4 B 변형은 요청당 4섹터"
-assert rep_p[5]["ldgsts_requests"] is None and cbp["ldgsts_requests"] is None, "본문: ldgsts 지표는 비어 있었다"
+_ldgsts_run = next(sup for sup in prof.get("supplements", []) if "ldgsts_access_requests" in sup["keys"])
+g("ldgsts_cmd", _ldgsts_run["command"], "s")
+g("ldgsts_date", _ldgsts_run["date"][:10], "s")
+g("l5_ld_req", rep_p[5]["global_ld_requests"], ",.0f")
+g("l5_ca_req", rep_p[5]["ldgsts_access_requests"], ",.0f")
+g("l5_cg_req", rep_p[5]["ldgsts_bypass_requests"], ",.0f")
+for row in (rep_p[5], rep_p[6], async4, cbp):
+    assert row["ldgsts_requests"] == row["global_ld_requests"] and row["ldgsts_sectors"] == row["global_ld_sectors"], \
+        "본문: cp.async만 쓰는 커널에서 LDGSTS 요청·섹터 = global_op_ld의 요청·섹터(같은 요청이 두 번 잡힌다)"
+assert rep_p[5]["ldgsts_access_requests"] == rep_p[5]["global_ld_requests"] - rep_p[5]["ldgsts_bypass_requests"] > 0 \
+    and rep_p[5]["ldgsts_bypass_requests"] > 0, "본문: Level 5의 요청은 .ca(A)와 .cg(B)로 나뉜다"
+assert async4["ldgsts_bypass_requests"] == 0 and cbp["ldgsts_bypass_requests"] == 0, \
+    "본문: 4 B 복사만 쓰는 4 B 변형과 cuBLAS는 .cg 요청이 없다"
 assert rep_p[6]["smem_ld_bank_conflicts"] == 0 == cbp["smem_ld_bank_conflicts"], "본문: Level 6과 cuBLAS는 로드 충돌 0"
 assert occ[6].occupancy_pct == occ["CB"].occupancy_pct == 12.5, "본문: Level 6과 cuBLAS는 이론 점유율 12.5%"
 assert occ[6].limiting == ("registers", "smem") and occ["CB"].limiting == ("registers",), \
