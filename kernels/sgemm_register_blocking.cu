@@ -11,8 +11,9 @@
 // Variants:
 //   sgemm_register_blocking          As[8][128] (A transposed) and Bs[8][128]
 //   sgemm_register_blocking_padded   rows padded to 129 floats and the FMA as inline PTX:
-//                                    a measured counter-example - a pitch of 129 floats breaks
-//                                    the 16-byte alignment of most of the micro-kernel's LDS.128.
+//                                    a measured counter-example - a pitch of 129 floats moves
+//                                    most rows off 16-byte boundaries: 24 of the micro-kernel's
+//                                    32 LDS.128 remain, the rest split into narrower loads.
 //
 // RB_PAD (default 0) pads the rows of the shipped kernel's tiles: compiled with RB_PAD=4
 // (pitch 132 floats, still a multiple of 16 bytes) the transposed store of A no longer puts

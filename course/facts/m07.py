@@ -119,3 +119,36 @@ _gap = est88.total - b[RB]["registers"]
 g("est_vs_measured", "이번에는 측정값과 우연히 같은 수입니다" if _gap == 0 else
   f"측정값보다 {abs(_gap)}개 {'많습니다' if _gap > 0 else '적습니다'}")
 g("p_rb_not_selected", p[RB]["stalls"]["Not Selected"], ".2f")
+
+# Padding that keeps the 16-byte alignment: pitch 132 (RB_PAD=4), profiled and timed on 2026-11-25
+# (profiles.json "reference" entry with defines, variants.json rows timed in alternation with Level 3).
+P4 = next(r for r in prof["reference"] if r["kernel"] == RB and (r.get("defines") or {}).get("RB_PAD") == "4")
+P4_RUN = next(s for s in prof["supplements"] if "sgemm_register_blocking RB_PAD=4" in s["profiled"])
+SAME_RUN_RB = P4_RUN["shipped_level3_same_run"]        # the shipped kernel profiled in that same run
+variants = json.loads((DATA_DIR / "variants.json").read_text(encoding="utf-8"))
+v4 = {r["M"]: r for r in variants["rows"] if r["variant"] == "level3_pad4"}
+s_p4 = sass.summarize(RB, "sm_90", source=compiler.variant_source("sgemm_register_blocking.cu", {"RB_PAD": 4}))
+g("p4_date", str(P4_RUN["date"])[:10])
+g("v_date", str(variants["date"])[:10])
+g("p4_regs", s_p4.registers, "d")
+g("p4_lds128", s_p4.lds_widths.get("128", 0), "d")
+g("p4_st_conf_m", P4["smem_st_bank_conflicts"] / 1e6, ".1f")
+g("p4_rb_st_conf_m", SAME_RUN_RB["smem_st_bank_conflicts"] / 1e6, ".1f")
+g("p4_st_wpi", P4["smem_st_wavefronts_per_instruction"], ".2f")
+g("p4_ms", P4["duration_ms"], ".2f")
+g("p4_rb_ms", SAME_RUN_RB["duration_ms"], ".2f")
+g("p4_gain_4096", 100 * (1 - v4[4096]["time_ratio"]), ".1f")
+g("p4_ratios", ", ".join(f"{n}³ {v4[n]['time_ratio']:.3f}" for n in sorted(v4)))
+g("pad1_lds128_kept", s_pad.lds_widths.get("128", 0), "d")
+assert s_p4.registers == s_rb.registers and s_p4.lds_widths == s_rb.lds_widths and s_p4.spills == 0, \
+    "본문: 행 간격 132는 레지스터 수와 LDS.128 32개를 그대로 둔다"
+assert P4["smem_st_bank_conflicts"] < 0.25 * SAME_RUN_RB["smem_st_bank_conflicts"], \
+    "본문: 행 간격 132에서 스토어 뱅크 충돌이 4분의 1 아래로 준다"
+assert P4["smem_st_wavefronts_per_instruction"] < p[RB]["smem_st_wavefronts_per_instruction"], \
+    "본문: 명령당 스토어 웨이브프런트가 준다"
+assert abs(P4["smem_ld_bank_conflicts"] / SAME_RUN_RB["smem_ld_bank_conflicts"] - 1) < 0.1, \
+    "본문: 로드 쪽은 그대로(충돌 거의 0)"
+assert all(r["correct"] for r in v4.values()) and v4[4096]["time_ratio"] < 1.0 and P4["duration_ms"] < SAME_RUN_RB["duration_ms"], \
+    "본문: 행 간격 132가 4096³에서 조금 빠르다(번갈아 잰 시간, ncu 시간 모두)"
+assert all(0.97 < r["time_ratio"] < 1.0 for r in v4.values()), "본문: 이득은 몇 % 안쪽으로 작다"
+assert 0 < s_pad.lds_widths.get("128", 0) < s_rb.lds_widths["128"], "본문: +1 패딩은 LDS.128 일부를 잃는다(전부가 아님)"

@@ -104,3 +104,28 @@ g("pc_db_4096_next", b[(DB, 4096)]["pct_cublas"], ".1f")
 assert abs(b[(L5V, 4096)]["pct_cublas"] - b[(DB, 4096)]["pct_cublas"]) < 3, \
     "본문: 이 H100 기록에서 Level 5(16바이트)는 Level 4와 거의 같은 자리(3%p 안)"
 assert bench.at(RB + "_padded", 4096)["median_ms"] > b[(RB, 4096)]["median_ms"], "본문: 패딩이 큰 행렬에서 느리다"
+
+# The old loop (kernels/variants.py) timed in alternation with the shipped Level 4 (variants.json).
+VARIANTS_REC = json.loads((DATA_DIR / "variants.json").read_text(encoding="utf-8"))
+_VROWS = {(r["variant"], r["M"]): r for r in VARIANTS_REC["rows"] if r["variant"].startswith("level4_old_loop")}
+_VLABEL = {"level4_old_loop": "이전 판: if (has_next), (256)", "level4_old_loop_lb2": "이전 판 루프 + (256, 2)"}
+
+
+def variant_rows() -> list[dict]:
+    """Rows of the chapter's table: each old-loop variant against the shipped Level 4, per size."""
+    return [{"v": _VLABEL[v], "n": f"{n}³", "var": f"{r['variant_ms']:.3f}", "base": f"{r['base_ms']:.3f}",
+             "ratio": f"{r['time_ratio']:.2f}"} for (v, n), r in sorted(_VROWS.items())]
+
+
+g("v_device", VARIANTS_REC["device"])
+g("v_date", str(VARIANTS_REC["date"])[:10])
+_old4, _old4_lb2 = _VROWS[("level4_old_loop", 4096)], _VROWS[("level4_old_loop_lb2", 4096)]
+g("old_slow_4096", 100 * (_old4["time_ratio"] - 1), ".0f")
+g("old_lb2_slow_4096", 100 * (_old4_lb2["time_ratio"] - 1), ".0f")
+g("old_ratio_4096", _old4["time_ratio"], ".2f")
+_rb_ratio = b[(RB, 4096)]["median_ms"] / b[(DB, 4096)]["median_ms"]
+g("rb_ratio_4096", _rb_ratio, ".2f")
+assert all(r["correct"] for r in _VROWS.values()), "본문: 이전 판 루프는 출하본과 같은 C를 낸다"
+assert all(r["time_ratio"] > 1.05 for r in _VROWS.values()), "본문: 이전 판 루프는 모든 크기에서 출하본보다 느리다"
+assert abs(_old4["time_ratio"] - _old4_lb2["time_ratio"]) < 0.03, "본문: (256, 2)만 더해도 거의 같다"
+assert 1 < _old4["time_ratio"] < _rb_ratio, "본문: 이전 판 루프는 출하본보다 느리고 Level 3보다는 빠르다"
