@@ -23,6 +23,8 @@ from pathlib import Path
 
 import yaml
 
+from course.korean import with_particle
+
 __all__ = [
     "BLOOM_LEVELS",
     "QUESTION_TYPES",
@@ -242,7 +244,7 @@ def validate_bank_data(data, name: str = "<bank>") -> list[str]:
         return problems
     if module is not None and len(questions) != expected_question_count(module):
         problems.append(
-            f"{name}: questions: 모듈 {module}은 문항이 {expected_question_count(module)}개여야 합니다 "
+            f"{name}: questions: 모듈 {with_particle(module, '은')} 문항이 {expected_question_count(module)}개여야 합니다 "
             f"(현재 {len(questions)}개)")
     seen_ids: set[str] = set()
     for index, question in enumerate(questions, 1):

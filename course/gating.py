@@ -19,6 +19,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
+from course.korean import with_particle
 from course.settings import CourseSettings, load_settings
 
 __all__ = ["GateDecision", "decide", "gate", "gate_marker_html", "lab_banner_html"]
@@ -72,8 +73,9 @@ def lab_banner_html(decision: GateDecision, best_correct_count: int | None) -> s
     link = f'<a href="{html.escape(decision.page)}.md">{html.escape(decision.page)}.md</a>'
     title = html.escape(decision.title)
     if decision.passed:
+        title = html.escape(with_particle(decision.title, "를", strict=False))
         return (f'<div class="course-gate-lab" style="border-left:4px solid #2e7d32;padding:6px 10px">'
-                f'{title}을(를) 통과했습니다 (최고 {best_correct_count}문항 정답, 기준 {decision.rule}).</div>')
+                f'{title} 통과했습니다 (최고 {best_correct_count}문항 정답, 기준 {decision.rule}).</div>')
     tried = "아직 응시 기록이 없습니다" if best_correct_count is None else f"지금까지 최고 {best_correct_count}문항 정답"
     if decision.locked:
         head = "이 장은 먼저 체크포인트를 통과한 뒤에 공부하도록 잠겨 있습니다(게이팅 정책: strict)."

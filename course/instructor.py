@@ -34,6 +34,7 @@ from pathlib import Path
 
 from course.bank import Bank, answer_key, student_view
 from course.grading import QuizResult, grade_quiz
+from course.korean import with_particle
 from course.shuffle import shuffled_ids
 from course.submission import FORMAT, check_submission, integrity_status, parse_time
 
@@ -295,7 +296,7 @@ def load_manual_marks(path: str | os.PathLike, bank: Bank) -> tuple[dict, list[s
             problems.append(f"{path}:{number}: student_id와 question_id가 있어야 합니다")
             continue
         if qid not in free_ids:
-            problems.append(f"{path}:{number}: {qid}는 이 모듈의 서술형 문항이 아닙니다 (무시함)")
+            problems.append(f"{path}:{number}: {with_particle(qid, '는')} 이 모듈의 서술형 문항이 아닙니다 (무시함)")
             continue
         try:
             mark = float(raw)

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import yaml
 
+from course.korean import with_particle
+
 __all__ = [
     "POLICIES",
     "Checkpoint",
@@ -142,7 +144,7 @@ def settings_from_dict(raw: dict, source: str = "dict") -> CourseSettings:
     pages = {}
     for key, value in (raw.get("pages") or {}).items():
         if not isinstance(value, str) or not value:
-            raise SettingsError(f"{where}.pages.{key}는 문서 이름(docname) 문자열이어야 합니다")
+            raise SettingsError(f"{with_particle(f'{where}.pages.{key}', '는', strict=False)} 문서 이름(docname) 문자열이어야 합니다")
         pages[_module_key(key, f"{where}.pages")] = value
     return CourseSettings(policy, checkpoints, gates, pages, source)
 
@@ -157,7 +159,7 @@ def _module_key(key, where: str) -> int:
 
 def _checkpoint(module: int, value, where: str) -> Checkpoint:
     if not isinstance(value, dict):
-        raise SettingsError(f"{where}는 pass_count, question_count, title을 가진 매핑이어야 합니다")
+        raise SettingsError(f"{with_particle(where, '는', strict=False)} pass_count, question_count, title을 가진 매핑이어야 합니다")
     pass_count = value.get("pass_count")
     question_count = value.get("question_count")
     for name, number in (("pass_count", pass_count), ("question_count", question_count)):

@@ -21,6 +21,7 @@ import math
 import numbers
 from dataclasses import dataclass
 
+from course.korean import with_particle
 from sims._common import (
     SimInputError,
     describe_controls,
@@ -399,7 +400,7 @@ class _Machine:
             done = (f"G0–G{self.guaranteed - 1}" if self.guaranteed > 0 else "없음")
             return [Hazard(
                 "RAW", label, tile, buffer, group,
-                f"위험(hazard): {label}에서 버퍼 {buffer}의 타일 {tile}로 연산하지만, 그 복사 "
+                f"위험(hazard): {label}에서 버퍼 {buffer}의 타일 {with_particle(tile, '로')} 연산하지만, 그 복사 "
                 f"그룹 {shown}의 완료를 어떤 wait_group도 보장하지 않았습니다 "
                 f"(보장된 그룹: {done})")]
         if group >= self.visible:

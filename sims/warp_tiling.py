@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from course.korean import with_particle
 from sims._common import (
     SimInputError,
     error_figure,
@@ -214,12 +215,14 @@ def warp_tiling(bm=128, bn=256, wm=64, wn=64, tm=8, tn=16, lane_order="columns",
     require(tm % FLOAT4 == 0 and tn % FLOAT4 == 0,
             f"스레드 타일(thread tile)은 float4로 읽으므로 TM과 TN이 4의 배수여야 합니다 (받은 값: {tm}×{tn})")
     require(wm % tm == 0 and wn % tn == 0,
-            f"워프 타일(warp tile) {wm}×{wn}은 스레드 타일 {tm}×{tn}로 나누어떨어져야 합니다")
+            f"워프 타일(warp tile) {wm}×{with_particle(wn, '은')} 스레드 타일 {tm}×{with_particle(tn, '로')} "
+            "나누어떨어져야 합니다")
     require((wm // tm) * (wn // tn) == WARP_SIZE,
             f"워프 타일 하나에 스레드 타일이 정확히 32개 들어가야 합니다 (받은 값: "
             f"{wm // tm}×{wn // tn} = {(wm // tm) * (wn // tn)}개)")
     require(bm % wm == 0 and bn % wn == 0,
-            f"블록 타일(block tile) {bm}×{bn}은 워프 타일 {wm}×{wn}로 나누어떨어져야 합니다")
+            f"블록 타일(block tile) {bm}×{with_particle(bn, '은')} 워프 타일 {wm}×{with_particle(wn, '로')} "
+            "나누어떨어져야 합니다")
     threads = (bm // wm) * (bn // wn) * WARP_SIZE
     require(threads <= MAX_THREADS,
             f"블록 크기(block size)는 {MAX_THREADS} 스레드 이하여야 합니다 (받은 값: {threads})")

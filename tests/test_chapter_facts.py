@@ -16,6 +16,7 @@ from IPython.core.inputtransformer2 import TransformerManager
 REPO = Path(__file__).resolve().parent.parent
 CHAPTERS = sorted(p for p in (REPO / "book").glob("m*.md"))
 EVAL = re.compile(r"\{eval\}`([^`]+)`")
+WITH_PARTICLE = re.compile(r'f\.p\("(\w+)", "(으로|로|과|와|을|를|은|는|이|가)"\)')
 CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```$", re.S | re.M)
 FIRST_CELL_MAX_LINES = 12
 
@@ -49,6 +50,9 @@ def test_every_eval_in_the_prose_resolves(chapter):
                     and isinstance(node.args[0], ast.Constant):
                 set_in_chapter.add(node.args[0].value)
     for expr in expressions:
+        with_particle = WITH_PARTICLE.fullmatch(expr)     # f.p("name", "과"): the fact and its particle
+        if with_particle:
+            expr = "f." + with_particle.group(1)
         if expr.startswith("f."):
             assert expr[2:] in facts or expr[2:] in set_in_chapter, \
                 f"{chapter.name}: {expr} is not a fact of {facts!r} nor set by the chapter's cells"

@@ -11,6 +11,7 @@ import sys
 
 from course.exercise import spec as specs
 from course.exercise.learner import ExerciseInputError
+from course.korean import with_particle
 
 EXIT_PASSED, EXIT_FAILED, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 4
 
@@ -67,7 +68,7 @@ def _list(args) -> int:
 def describe(s: specs.ExerciseSpec) -> str:
     """The exercise as plain text: goal, launch, what each check demands."""
     m = s.multiple_of
-    shape_rules = ", ".join(f"{d}는 {m[d]}의 배수" for d in "MNK" if m[d] > 1) or "제한 없음 (1, 소수, 타일의 배수가 아닌 크기 포함)"
+    shape_rules = ", ".join(f"{with_particle(d, '는')} {m[d]}의 배수" for d in "MNK" if m[d] > 1) or "제한 없음 (1, 소수, 타일의 배수가 아닌 크기 포함)"
     sass_rules = []
     if s.forbid:
         sass_rules.append("없어야 할 명령: " + ", ".join(s.forbid))

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from course.exercise import spec as specs
 from course.exercise.verdict import verdict_table_html
+from course.korean import with_particle
 from course.page import StaticHTML
 from kernels.record import DATA_DIR
 
@@ -42,7 +43,7 @@ def _paragraphs(text: str) -> str:
 def targets(s: specs.ExerciseSpec) -> list[tuple[str, str]]:
     """(check, what it demands) for the card's table, in the order the checker runs them."""
     m = s.multiple_of
-    shapes = ", ".join(f"{d}는 {m[d]}의 배수" for d in "MNK" if m[d] > 1) or "제한 없음 (1, 소수, 타일의 배수가 아닌 크기 포함)"
+    shapes = ", ".join(f"{with_particle(d, '는')} {m[d]}의 배수" for d in "MNK" if m[d] > 1) or "제한 없음 (1, 소수, 타일의 배수가 아닌 크기 포함)"
     if s.aligned16:
         shapes += "; A, B, C의 시작 주소는 16바이트 정렬, 선행 차원은 4의 배수"
     sass = []

@@ -1,7 +1,10 @@
 """Each chapter's facts: the numbers and phrases its prose shows, read from book/data at import.
 
 A chapter's first code cell imports its module (``from course.facts.m09 import f``) and the text
-shows a value with the MyST inline role ``{eval}`f.cp_total```. The same source then reads the same
+shows a value with the MyST inline role ``{eval}`f.cp_total```; a value followed by a particle that
+has two forms (과/와, 을/를, 은/는, 이/가, 으로/로) is written ``{eval}`f.p("cp_total", "과")```, which
+picks the form by how the value is read (course.korean), so a re-recorded value keeps its grammar.
+The same source then reads the same
 on the site (myst-nb evaluates the role while it executes the page) and in JupyterLab (the
 jupyterlab-myst extension evaluates it when the Markdown cell runs).
 
@@ -12,6 +15,8 @@ the site build and the test suite (tests/test_chapter_facts.py) instead of publi
 from __future__ import annotations
 
 import numbers
+
+from course.korean import with_particle
 
 
 class Text(str):
@@ -51,6 +56,8 @@ class Facts:
             raise KeyError(f"fact names must be identifiers (used as f.NAME in the text): {key!r}")
         if key in self._values:
             raise KeyError(f"{self._chapter}: fact {key!r} is set twice")
+        if hasattr(type(self), key):
+            raise KeyError(f"{self._chapter}: {key!r} names a method of Facts (f.{key}), not a free fact name")
         self._values[key] = as_text(value)
 
     def __getattr__(self, key: str) -> Text:
@@ -61,6 +68,10 @@ class Facts:
 
     def __getitem__(self, key: str) -> Text:
         return self._values[key]
+
+    def p(self, key: str, form: str) -> Text:
+        """The fact followed by the form of a particle its reading takes: f.p("ms_db", "와") -> "2.31과"."""
+        return Text(with_particle(getattr(self, key), form))
 
     def __contains__(self, key: str) -> bool:
         return key in self._values

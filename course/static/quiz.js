@@ -100,6 +100,27 @@
 
   function trim(text) { return text.replace(EDGE_SPACE, ""); }
 
+  // The particle after a number or a Korean word, as course/korean.py chooses it: the consonant form
+  // (과 을 은 이 으로) after a final 0 1 3 6 7 8 or a syllable with a final consonant, the vowel form
+  // (와 를 는 가 로) after 2 4 5 9, '%' or an open syllable; 로 also after ㄹ (1 7 8, 일). Anything else
+  // gets both forms ("을(를)").
+  var PARTICLE_PAIRS = { "과": ["과", "와"], "와": ["과", "와"], "을": ["을", "를"], "를": ["을", "를"],
+    "은": ["은", "는"], "는": ["은", "는"], "이": ["이", "가"], "가": ["이", "가"], "으로": ["으로", "로"], "로": ["으로", "로"] };
+  var DIGIT_SOUNDS = { "0": "c", "1": "r", "2": "v", "3": "c", "4": "v", "5": "v", "6": "c", "7": "r", "8": "r", "9": "v" };
+  function withParticle(text, form) {
+    text = String(text);
+    var pair = PARTICLE_PAIRS[form];
+    var last = text.charAt(text.length - 1);
+    var code = text.charCodeAt(text.length - 1);
+    var sound = DIGIT_SOUNDS[last] || (last === "%" ? "v" : null);
+    if (!sound && code >= 0xAC00 && code <= 0xD7A3) {
+      var jong = (code - 0xAC00) % 28;
+      sound = jong === 0 ? "v" : (jong === 8 ? "r" : "c");
+    }
+    if (!sound) { return text + (pair[1] === "로" ? "(으)로" : pair[0] + "(" + pair[1] + ")"); }
+    return text + ((sound === "v" || (sound === "r" && pair[1] === "로")) ? pair[1] : pair[0]);
+  }
+
   function normalizeUnit(text) {
     return text.normalize("NFKC").replace(WHITESPACE, "").toLowerCase();
   }
@@ -910,7 +931,7 @@
     if (r.passed) {
       banner.appendChild(el("p", { text: "통과했습니다! " + (cp.title || "체크포인트") + ": " + r.correctCount + "/" + r.maxScore + " (기준 " + rule + " 이상)" }));
       modulesGatedBy(this.module).forEach(function (m) {
-        banner.appendChild(el("p", {}, ["이제 다음 장이 열렸습니다: ", el("a", { href: pageLink(m), "data-course-next-link": String(m), text: "모듈 " + m + "로 가기" })]));
+        banner.appendChild(el("p", {}, ["이제 다음 장이 열렸습니다: ", el("a", { href: pageLink(m), "data-course-next-link": String(m), text: "모듈 " + withParticle(m, "로") + " 가기" })]));
       });
     } else {
       banner.appendChild(el("p", { text: "아직 통과하지 못했습니다: " + r.correctCount + "/" + r.maxScore + ". " + rule +
@@ -996,7 +1017,7 @@
     var record = best === null ? "아직 응시 기록이 없습니다." : "지금까지 최고 기록: " + best + "/" + cp.question_count + ".";
     var lines;
     if (state === "open") {
-      lines = [el("p", { text: title + "을(를) 통과해서 이 장이 열렸습니다." })];
+      lines = [el("p", { text: withParticle(title, "를") + " 통과해서 이 장이 열렸습니다." })];
     } else if (state === "locked") {
       lines = [el("p", { text: "이 장은 잠겨 있습니다. 먼저 " + title + "에서 " + cp.question_count + "문항 중 " +
                  cp.pass_count + "문항 이상을 맞혀야 합니다 (" + rule + "). " + record }),
@@ -1078,6 +1099,7 @@
     AnswerFormatError: AnswerFormatError,
     parseNumber: parseNumber,
     unitsMatch: unitsMatch,
+    withParticle: withParticle,
     normalizeCode: normalizeCode,
     gradeQuestion: gradeQuestion,
     gradeQuiz: gradeQuiz,
