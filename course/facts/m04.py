@@ -1,5 +1,6 @@
 """Facts of module 4 (m04_naive.md): the recorded benchmark and Nsight Compute numbers its text
-quotes, and simulation 4's prediction of sectors per request."""
+quotes, and simulation 4's prediction of sectors per request. The asserts at the end guard the text's
+directional sentences and the recorded numbers the quiz bank quotes."""
 from __future__ import annotations
 
 import json

@@ -1,5 +1,8 @@
 """Facts of module 7 (m07_register_blocking.md): the recorded benchmark and Nsight Compute numbers,
-the register and shared-memory budget, and the SASS counts of Level 3."""
+the register and shared-memory budget, the SASS counts of Level 3, and the grid-fill (wave) numbers of
+the small sizes. Every SASS, Nsight and directional claim of the text, and every recorded number the quiz
+bank quotes, has an assert below ("본문: ...", "퀴즈 m07-qNN: ..."): a re-recording or compiler change
+that contradicts one stops the build."""
 from __future__ import annotations
 
 import json
@@ -250,6 +253,8 @@ assert (s_np.ffma - 64) % 64 == 0 and 1 < (s_np.ffma - 64) // 64 < 8, "본문: k
 # ============================================================================ Nsight Compute claims (profiles.json)
 _l2 = p[L2]
 assert _rb["sectors_per_request"] == 16, "본문: 글로벌 로드는 요청당 16섹터 (완전히 코얼레싱된 128비트)"
+assert 2 * N4 ** 3 / _rb["dram_bytes"] > 5 * roofline.ai_block_global(128, 128) == 5 * 32, \
+    "본문: 실제 DRAM 바이트는 모델 (ii)보다 훨씬 적다 (측정 DRAM 기준 산술 강도가 32의 몇 배)"
 assert _rb["ffma_instructions"] == _l2["ffma_instructions"] and _l2["instructions"] > 3 * _rb["instructions"], \
     "본문: FFMA 수는 같고 전체 명령 수는 Level 2가 몇 배"
 assert _rb["ffma_instructions"] / 32 / _rb["instructions"] > 0.8 > 0.3 > _l2["ffma_instructions"] / 32 / _l2["instructions"], \
