@@ -1,5 +1,6 @@
 """Facts of module 4 (m04_naive.md): the recorded benchmark and Nsight Compute numbers its text
-quotes, and simulation 4's prediction of sectors per request."""
+quotes, and simulation 4's prediction of sectors per request. The asserts at the end guard the text's
+directional sentences and the recorded numbers the quiz bank quotes."""
 from __future__ import annotations
 
 import json
@@ -63,7 +64,7 @@ g("strided_spr", strided_p["sectors_per_request"], ".2f")
 g("sm_pct", naive_p["sm_pct"], ".0f")
 g("mem_pct", naive_p["mem_pct"], ".0f")
 g("dram_pct", naive_p["dram_pct"], ".0f")
-g("occupancy_pct", naive_p["achieved_occupancy_pct"], ".0f")
+g("occupancy_pct", naive_p["achieved_occupancy_pct"], ".1f")
 stalls = naive_p["stalls"]
 stall_total = sum(stalls.values())
 g("stall_total", stall_total, ".1f")
@@ -87,3 +88,50 @@ avg = coalescing.naive_average_sectors(N4, N4, N4, bdx=16, bdy=16)
 g("model_spr", avg.overall, ".2f")
 g("model_spr_a", avg.a_sectors_per_request, ".2f")
 g("model_spr_b", avg.b_sectors_per_request, ".2f")
+
+# Qualitative facts the text relies on (a re-recording that contradicts one stops the build)
+naive_gf = {n: naive_b[n]["gflops"] for n in (1024, 4096)}
+cublas_1024 = bench.at("cublas", 1024)
+assert naive_b[1024]["pct_cublas"] > naive_b[4096]["pct_cublas"] and naive_gf[1024] <= 1.05 * naive_gf[4096] \
+    and cublas_1024["gflops"] < 0.7 * cublas_b["gflops"], \
+    "본문: 1024³의 cuBLAS 대비 비율이 높은 것은 나이브 커널이 빨라져서가 아니라 cuBLAS가 작은 문제에서 느려서"
+assert naive_p["sectors_per_request"] < 4 and abs(avg.overall - naive_p["sectors_per_request"]) < 0.05, \
+    "본문: 요청당 섹터는 완전히 코얼레싱된 32비트 로드의 4보다 적고, 모델과 측정이 같다"
+assert strided_p["sectors_per_request"] == (16 + 1) / 2 and strided_b["median_ms"] > 3 * naive_b[4096]["median_ms"], \
+    "본문: 반례는 (16 + 1) / 2 섹터/요청, 나이브 커널보다 몇 배 느리다"
+assert l1_bytes == THREAD_BYTES / 2, "본문: 스레드 요청에서 L1 섹터로 내려오며 절반이 된다 (브로드캐스트)"
+assert naive_p["dram_read_bytes"] < 0.1 * l1_bytes and naive_p["dram_bytes"] > 50 * MIN_BYTES, \
+    "본문: DRAM까지 가는 읽기는 L1 섹터의 일부지만 최소량의 수십 배"
+assert naive_p["mem_pct"] > 85 and naive_p["dram_pct"] < 30, "본문: 메모리 처리량은 거의 꽉 찼는데 DRAM은 한가하다"
+assert abs(naive_p["l1_lsu_wavefronts_pct"] - naive_p["mem_pct"]) < 0.5, "본문: 가장 바쁜 메모리 단위는 L1의 LSU 데이터 경로"
+assert abs(naive_p["sm_pct"] - naive_p["lsu_issue_pct"]) < 1 and naive_p["fma_pipe_pct"] < 15, \
+    "본문: SM 처리량은 LSU 파이프에 내는 명령의 비율이 정하고, FMA 유닛은 바쁘지 않다"
+_order = sorted((k for k in stalls if k != "Selected"), key=lambda k: -stalls[k])
+assert _order[:2] == ["Long Scoreboard", "LG Throttle"], "본문: 스톨 1, 2위가 Long Scoreboard와 LG Throttle"
+assert naive_p["achieved_occupancy_pct"] > 95, "본문: 달성 점유율은 거의 최대"
+assert dram_ai * bprov["bandwidth_gbs"] > 3 * naive_b[4096]["gflops"], "본문: DRAM 대역폭은 이 커널의 천장이 아니다"
+assert 0.25 < bprov["peak_gflops"] / bprov["bandwidth_gbs"] / 10, "본문: 스레드당 0.25 FLOP/B는 꺾임점보다 한참 낮다"
+
+# The quiz's numbers (course/banks/m04.yaml): every recorded number a question quotes
+from pathlib import Path                 # noqa: E402
+
+from course.bank import load_bank        # noqa: E402
+
+_BANK = load_bank(4, Path(__file__).resolve().parent.parent / "banks")
+
+
+def _quiz(qid):
+    """All the text of one question (prompt, choices, explanation, model answer, rubric) on one line."""
+    q = _BANK.question(qid)
+    return " ".join(" ".join([q.prompt, q.explanation, q.model_answer or "", *(c.text for c in q.choices),
+                              *q.rubric]).split())   # whitespace and line breaks as single spaces
+
+
+_q8 = _quiz("m04-q08")
+for _quoted in (f"메모리 처리량은 {naive_p['mem_pct']:.0f}%", f"DRAM({naive_p['dram_pct']:.0f}%)",
+                f"LSU 데이터 경로({naive_p['l1_lsu_wavefronts_pct']:.0f}%)",
+                f"Long Scoreboard({100 * stalls['Long Scoreboard'] / stall_total:.0f}%)",
+                f"LG Throttle({100 * stalls['LG Throttle'] / stall_total:.0f}%)",
+                f"{naive_p['achieved_occupancy_pct']:.1f}%", f"요청당 섹터 수는 {naive_p['sectors_per_request']:.1f}"):
+    assert _quoted in _q8, f"퀴즈 m04-q08: 기록과 맞는 값 '{_quoted}'"
+assert f"{naive_p['sectors_per_request']:.1f}" == "2.0" and "2.0으로" in _quiz("m04-q05"), "퀴즈 m04-q05: 요청당 섹터 2.0"

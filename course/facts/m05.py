@@ -79,3 +79,36 @@ assert _sass["sgemm_naive"].ldg_128 == 0 and _sass["sgemm_coalesced"].ldg_32 == 
 assert _sass["sgemm_coalesced"].ldg_128 > 0 and _sass["sgemm_coalesced"].local_bytes == 0
 _ops = _sass["sgemm_coalesced"].counts
 assert _ops["LDG.E.128.CONSTANT"] > 0 and _ops["LDG.E.128"] > 0
+for n in (1024, 4096):
+    g(f"pk_cublas_{n}", f"{BENCH.at('cublas', n)['pct_peak']:.1f}")
+
+# More of the text's directions and matches (a contradicting re-recording stops the build)
+_pc = [BENCH.at("sgemm_coalesced", n)["pct_cublas"] for n in SIZES]
+assert _pc[0] > _pc[1] > _pc[2], "본문: Level 1의 cuBLAS 대비 비율은 크기가 커질수록 떨어진다"
+_gf = [BENCH.at("sgemm_coalesced", n)["gflops"] for n in SIZES]
+assert max(_gf) / min(_gf) < 1.3, "본문: Level 1의 처리량은 크기에 따라 크게 달라지지 않는다"
+assert BENCH.at("cublas", 1024)["pct_peak"] < BENCH.at("cublas", 4096)["pct_peak"] - 10, \
+    "본문: 작은 행렬에서는 cuBLAS도 제 속도를 다 내지 못한다"
+assert all(BENCH.at("sgemm_naive_strided", n)["median_ms"] > 3 * BENCH.at("sgemm_naive", n)["median_ms"] for n in SIZES), \
+    "본문: 반례는 나이브 커널보다 훨씬(몇 배) 느리다"
+assert naive["sectors_per_request"] == 2.0 and strided["sectors_per_request"] == (16 + 1) / 2 and \
+    abs(coal["sectors_per_request"] - 34 / 5) < 0.05, "본문: 측정한 요청당 섹터가 모델(2.0, 8.5, 6.8)과 같다"
+assert abs(naive["global_ld_requests"] / coal["global_ld_requests"] - 32 / 5) < 0.1 and \
+    abs(naive["global_ld_sectors"] / coal["global_ld_sectors"] - 64 / 34) < 0.05, \
+    "본문: 요청은 32/5 = 6.4배, 섹터는 64/34 ≈ 1.88배 줄어든다 (모델과 측정)"
+assert abs(strided["dram_bytes"] / naive["dram_bytes"] - 1) < 0.05 and \
+    strided["global_ld_sectors"] > 3 * naive["global_ld_sectors"], "본문: 반례의 DRAM 바이트는 거의 같고 L1 섹터는 몇 배"
+assert strided["sm_pct"] < 20 and strided["mem_pct"] > 90, "본문: 반례의 SM 처리량은 낮고 메모리(캐시 경로)는 바쁘다"
+assert coal["mem_pct"] < naive["mem_pct"] and coal["duration_ms"] < naive["duration_ms"] and \
+    coal["stalls"]["LG Throttle"] < 0.1 and naive["instructions"] > 2 * coal["instructions"], \
+    "본문: Level 1은 명령과 LG Throttle을 줄였고, 메모리 처리량과 시간도 내려왔다"
+assert coal["registers"] > naive["registers"] and coal["theoretical_occupancy_pct"] < naive["theoretical_occupancy_pct"], \
+    "본문: 레지스터가 늘어 이론 점유율이 내려갔다"
+
+# The quiz's numbers (course/banks/m05.yaml)
+from pathlib import Path                 # noqa: E402
+
+from course.bank import load_bank        # noqa: E402
+
+_q8 = load_bank(5, Path(__file__).resolve().parent.parent / "banks").question("m05-q08").model_answer
+assert f"요청당 섹터 수는 {naive['sectors_per_request']:.1f}" in " ".join(_q8.split()), "퀴즈 m05-q08: 요청당 2.0섹터"

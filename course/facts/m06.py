@@ -126,3 +126,133 @@ for key, kernel in (("tiled", "sgemm_tiled"), ("pad", "sgemm_tiled_padded"), ("c
                     ("colpad", "sgemm_tiled_colwalk_padded")):
     g(f"wf_tile_{key}", f"{prof(kernel)['smem_ld_wavefronts'] / WT:.0f}")
     g(f"wpi_{key}", f"{prof(kernel)['smem_ld_wavefronts_per_instruction']:.1f}")
+
+# ============================================================================ checks on the text's directions
+# Every directional or comparative sentence of the chapter, against the records (a contradicting re-recording
+# stops the build). The messages quote the sentence they guard.
+import re                                # noqa: E402
+
+from sims import banks                   # noqa: E402
+from sims.banks import ThreadBankAccess, summarize  # noqa: E402
+
+PP, PCOL, PCOLPAD = prof("sgemm_tiled_padded"), prof("sgemm_tiled_colwalk"), prof("sgemm_tiled_colwalk_padded")
+assert T["sgemm_naive"] / T["sgemm_tiled"] < 4, "본문: 속도 향상은 모델의 '트래픽 16분의 1'과 거리가 멀다"
+assert PT["sectors_per_request"] == 4.0, "본문: 요청당 섹터 4.0은 32비트 로드가 섹터를 꽉 채워 쓸 때의 값"
+
+
+def _without_ftz(counts):
+    folded = {}
+    for op, n in counts.items():
+        folded[op.replace(".FTZ", "")] = folded.get(op.replace(".FTZ", ""), 0) + n
+    return folded
+
+
+_ptx = _sass.summarize("sgemm_tiled_ptx", "sm_90")
+assert _ptx.counts != st.counts and _without_ftz(_ptx.counts) == _without_ftz(st.counts) and _ptx.ffma == st.ffma \
+    and st.counts.get("FFMA.FTZ") == st.ffma and _ptx.counts.get("FFMA", 0) == 16, \
+    "본문: PTX 변형의 SASS는 FFMA의 .FTZ 접미사만 다르다 (asm의 내적 FFMA 16개는 .FTZ 없음)"
+assert abs(_ptx.registers - st.registers) == 1, "본문: 레지스터 배정은 하나 차이 난다"
+assert abs(T["sgemm_tiled_ptx"] / T["sgemm_tiled"] - 1) < 0.02, "본문: PTX 변형의 시간 차이는 잡음"
+assert pad > 0, "본문: +1 패딩이 오히려 느리게 만들었다"
+assert T["sgemm_tiled_colwalk"] > 2 * T["sgemm_tiled"] and T["sgemm_tiled_colwalk_padded"] < 0.6 * T["sgemm_tiled_colwalk"], \
+    "본문: 열 걷기는 기본형의 몇 배, 패딩을 더하면 크게 빨라진다"
+assert T["sgemm_tiled"] > 0.8 * T["sgemm_coalesced"], "본문: 공유 메모리만으로는 Level 1을 크게 앞서지 못한다"
+assert PN["global_ld_requests"] == 16 * PT["global_ld_requests"], "본문: 요청은 정확히 모델대로 16분의 1"
+assert PN["global_ld_sectors"] / PT["global_ld_sectors"] < 16 and PN["sectors_per_request"] == 2.0, \
+    "본문: 섹터는 그보다 덜 줄었다 (나이브 커널의 요청당 섹터가 이미 2.0)"
+assert 0.9 < PN["dram_bytes"] / PT["dram_bytes"] < 1.1, "본문: DRAM 바이트는 거의 줄지 않았다"
+assert PC["dram_bytes"] < 0.2 * PT["dram_bytes"], "본문: Level 1은 DRAM 바이트가 훨씬 적다"
+assert PT["dram_pct"] < 50 and PT["mem_pct"] > 85, "본문: DRAM은 포화되지 않았고 메모리 처리량(가장 바쁜 단위)은 높다"
+assert 4.0 < min(19.5e3 / 2039, ROOF.ridge_ai), "본문: 4.0은 두 꺾임점보다 모두 작다"
+_gf = bench("sgemm_tiled")["gflops"]
+assert _gf < min(4.0 * ROOF.bandwidth_gbs, ROOF.peak_gflops) * 0.9 and \
+    _gf < min(dram_ai * ROOF.bandwidth_gbs, ROOF.peak_gflops) * 0.9, "본문: 어느 모델의 지붕에도 닿지 않았다"
+_stalls = {k: v for k, v in PT["stalls"].items() if k != "Selected"}
+assert sorted(_stalls, key=lambda k: -_stalls[k])[:3] == ["Long Scoreboard", "MIO Throttle", "Barrier"], \
+    "본문: 눈에 띄는 세 사유는 Long Scoreboard(가장 큼), MIO Throttle, Barrier"
+assert PCOL["stalls"]["MIO Throttle"] > 5 * PT["stalls"]["MIO Throttle"], "본문: 열 걷기에서 MIO Throttle이 치솟는다"
+assert PT["achieved_occupancy_pct"] > 95 and PT["theoretical_occupancy_pct"] == 100 == occ.occupancy_pct, \
+    "본문: 점유율이 모자라서 느린 것은 아니다 (원 자료의 50–75%, 62%와 맞지 않는다)"
+assert occ33.occupancy_pct < occ.occupancy_pct, "본문: 레지스터가 하나만 늘어도 이론 점유율이 떨어진다"
+
+# SASS
+assert st.spills == 0 and st.local_bytes == 0 and 28 <= st.registers <= 35, "본문: 스필 없음, 로컬 0 B, 레지스터 30개 남짓"
+assert st.lds_widths.get("128", 0) > 0 and sum(st.lds_widths.values()) > 16 and st.ffma > 16, \
+    "본문: As 읽기가 LDS.128이 되었고, 공유 메모리 읽기 명령이 내적의 FFMA 16개보다 많다"
+_x = [" ".join(line.split(";")[0].split()) for line in _sass.excerpt("sgemm_tiled", "sm_90", pattern=r"FFMA|LDS",
+                                                                       limit=14).splitlines()]
+assert "LDS.128 R8, [R19]" in _x, "본문: 발췌의 LDS.128 R8, [R19]"
+for _kernel, _n in (("sgemm_tiled", "tiled"), ("sgemm_tiled_padded", "pad"), ("sgemm_tiled_colwalk", "col"),
+                    ("sgemm_tiled_colwalk_padded", "colpad")):
+    assert prof(_kernel)["smem_ld_instructions"] / WT == sum(SASS[_kernel].lds_widths.values()), \
+        f"본문: Nsight의 읽기 명령 수 ÷ 워프·타일 수가 SASS와 정확히 일치 ({_n})"
+assert "128" not in SASS["sgemm_tiled_padded"].lds_widths, "본문: 패딩이 행의 16 B 정렬을 깨 LDS.128을 잃는다"
+
+# Simulation 6: the bank model against Nsight's counters (the chapter's tables, recomputed)
+def _model(expression, pad, width=4, passes=1):
+    """Average wavefronts of one warp request over k and the 8 warps (passes=2: 128-bit served per half-warp)."""
+    vals = []
+    for w in range(8):
+        for k in range(16 if width == 4 else 4):
+            req = banks.bank_request(rows=16, cols=16, padding=pad, width_bytes=width, bdx=16, bdy=16, warp=w,
+                                     expression=expression, k=k)
+            vals.append(req.wavefronts if passes == 1 else
+                        sum(summarize(h, width, req.pitch).wavefronts for h in (req.threads[:16], req.threads[16:])))
+    return sum(vals) / len(vals)
+
+
+def _bs_colwalk(pad):
+    vals = [summarize([ThreadBankAccess(t, t % 16, t // 16, k, t // 16, (k * (16 + pad) + t // 16,))
+                       for t in range(32 * w, 32 * w + 32)], 4, 16 + pad).wavefronts
+            for w in range(8) for k in range(16)]
+    return sum(vals) / len(vals)
+
+
+assert (_model("store [ty][tx]", 0), _model("store [ty][tx]", 1)) == (1, 2), "본문: 저장 모델은 패딩 없음 1, 패딩 2"
+assert 1 < PT["smem_st_wavefronts_per_instruction"] < 1.15 and 2 < PP["smem_st_wavefronts_per_instruction"] < 2.15, \
+    "본문: Nsight는 저장에서 1을 조금 넘는 값과 2를 조금 넘는 값을 잰다"
+assert min(PP["smem_st_bank_conflicts"], PCOLPAD["smem_st_bank_conflicts"]) > \
+    10 * max(PT["smem_st_bank_conflicts"], PCOL["smem_st_bank_conflicts"]), "본문: 저장 충돌은 패딩한 두 커널에서만 크게 뛴다"
+_per_tile = {k: prof(k)["smem_ld_wavefronts"] / WT for k in T if k.startswith("sgemm_tiled") and k != "sgemm_tiled_ptx"}
+for _k, _pad in (("sgemm_tiled_padded", 1), ("sgemm_tiled_colwalk_padded", 1)):
+    _as = _model("load [ty][k]" if "colwalk" not in _k else "load [tx][k]", _pad)
+    _bs = _model("load [k][tx]", _pad) if "colwalk" not in _k else _bs_colwalk(_pad)
+    assert abs(16 * _as + 16 * _bs - _per_tile[_k]) < 0.05 * _per_tile[_k], f"본문: 스칼라 읽기만 있는 {_k}는 모델과 측정이 바로 맞다"
+for _k, _expr, _bs in (("sgemm_tiled", "load [ty][k]", _model("load [k][tx]", 0)),
+                       ("sgemm_tiled_colwalk", "load [tx][k]", _bs_colwalk(0))):
+    _n128 = SASS[_k].lds_widths["128"]
+    _measured = (_per_tile[_k] - 16 * _bs) / _n128
+    _whole, _half = _model(_expr, 0, 16), _model(_expr, 0, 16, passes=2)
+    assert abs(_half - _measured) < 0.1 * _measured and abs(_whole - _measured / 2) < 0.1 * _measured, \
+        f"본문: LDS.128은 반 워프씩 처리한 모델과 맞고, 워프 전체 모델은 꼭 절반 ({_k})"
+assert (_model("load [ty][k]", 0, 16, passes=2), _model("load [tx][k]", 0, 16, passes=2)) == (2, 16), \
+    "본문: 기본형의 LDS.128은 반 워프마다 1씩 2, 열 걷기는 8씩 16"
+assert PT["smem_ld_bank_conflicts"] < 1e-3 * PT["smem_ld_instructions"], "본문: 기본형의 읽기 충돌 카운터는 거의 0"
+_by_wf = sorted(_per_tile, key=lambda k: (_per_tile[k], T[k]))
+assert [T[k] for k in _by_wf] == sorted(T[k] for k in _by_wf), "본문: 시간이 워프·타일당 읽기 웨이브프론트를 따라간다"
+assert _per_tile["sgemm_tiled_padded"] == _per_tile["sgemm_tiled_colwalk_padded"] or \
+    abs(_per_tile["sgemm_tiled_padded"] / _per_tile["sgemm_tiled_colwalk_padded"] - 1) < 0.01, \
+    "본문: 패딩형과 열 걷기+패딩형은 웨이브프론트가 같다"
+assert abs(T["sgemm_tiled_padded"] / T["sgemm_tiled_colwalk_padded"] - 1) < 0.02, "본문: 두 패딩 커널은 시간도 거의 같다"
+
+# ============================================================================ the quiz's numbers (course/banks/m06.yaml)
+from pathlib import Path                 # noqa: E402
+
+from course.bank import load_bank        # noqa: E402
+
+_BANK = load_bank(6, Path(__file__).resolve().parent.parent / "banks")
+
+
+def _quiz(qid):
+    """All the text of one question (prompt, choices, explanation, model answer, rubric) on one line."""
+    q = _BANK.question(qid)
+    return " ".join(" ".join([q.prompt, q.explanation, q.model_answer or "", *(c.text for c in q.choices),
+                              *q.rubric]).split())
+
+
+assert f"요청당 {PN['sectors_per_request']:.1f}섹터" in _quiz("m06-q02"), "퀴즈 m06-q02: 나이브 커널 요청당 2.0섹터"
+_q6 = _quiz("m06-q06")
+assert f"패딩 {PP['smem_st_wavefronts_per_instruction']:.2f}, 패딩 없음 {PT['smem_st_wavefronts_per_instruction']:.2f}" in _q6 \
+    and T["sgemm_tiled_padded"] > T["sgemm_tiled"], "퀴즈 m06-q06: 저장 wavefront 2.03과 1.07, 패딩한 커널이 더 느렸다"
+assert PT["smem_static"] == 2048 and PP["smem_static"] == 2176 and "2,176 B" in _quiz("m06-q03"), \
+    "퀴즈 m06-q03: 16×16 커널 2,048 B, 패딩 2,176 B"

@@ -1,5 +1,8 @@
 """Facts of module 7 (m07_register_blocking.md): the recorded benchmark and Nsight Compute numbers,
-the register and shared-memory budget, and the SASS counts of Level 3."""
+the register and shared-memory budget, the SASS counts of Level 3, and the grid-fill (wave) numbers of
+the small sizes. Every SASS, Nsight and directional claim of the text, and every recorded number the quiz
+bank quotes, has an assert below ("본문: ...", "퀴즈 m07-qNN: ..."): a re-recording or compiler change
+that contradicts one stops the build."""
 from __future__ import annotations
 
 import json
@@ -152,3 +155,224 @@ assert all(r["correct"] for r in v4.values()) and v4[4096]["time_ratio"] < 1.0 a
     "본문: 행 간격 132가 4096³에서 조금 빠르다(번갈아 잰 시간, ncu 시간 모두)"
 assert all(0.97 < r["time_ratio"] < 1.0 for r in v4.values()), "본문: 이득은 몇 % 안쪽으로 작다"
 assert 0 < s_pad.lds_widths.get("128", 0) < s_rb.lds_widths["128"], "본문: +1 패딩은 LDS.128 일부를 잃는다(전부가 아님)"
+# ============================================================================ small matrices: grid fill and waves
+# The 128×128 block tile meets small sizes here first: (1024/128)² = 64 blocks for the recorded device's SMs.
+from sims import warp_tiling as wt      # noqa: E402  (the same wave model module 11 uses)
+
+SMS = bprov["sm_count"]
+W = {n: wt.waves(n, n, 128, 128, SMS, occ_rb.blocks_per_sm) for n in (1024, 2048, 4096)}
+rb_at = {n: bench.at(RB, n) for n in (1024, 2048, 4096)}
+cb_at = {n: bench.at("cublas", n) for n in (1024, 2048, 4096)}
+PER_SM_PEAK = bprov["peak_gflops"] / SMS
+per_sm = {n: rb_at[n]["gflops"] / W[n].busy_sms / PER_SM_PEAK * 100 for n in (1024, 4096)}
+g("sm_count", SMS, "d")
+g("rb_pct_cublas_1024", rb_at[1024]["pct_cublas"], ".1f")
+g("rb_pct_cublas_2048", rb_at[2048]["pct_cublas"], ".1f")
+g("cublas_pct_peak_1024", cb_at[1024]["pct_peak"], ".1f")
+g("cublas_keep_1024", 100 * cb_at[1024]["gflops"] / cb_at[4096]["gflops"], ".0f")
+g("rb_keep_1024", 100 * rb_at[1024]["gflops"] / rb_at[4096]["gflops"], ".0f")
+g("blocks_1024", W[1024].blocks, "d")
+g("idle_1024", SMS - W[1024].busy_sms, "d")
+g("slots", W[1024].slots, "d")
+g("blocks_2048", W[2048].blocks, "d")
+g("fill_2048", 100 * W[2048].efficiency, ".0f")
+g("blocks_4096", W[4096].blocks, ",d")
+g("waves_4096", W[4096].waves, "d")
+g("fill_4096", 100 * W[4096].efficiency, ".0f")
+g("per_sm_1024", per_sm[1024], ".0f")
+g("per_sm_4096", per_sm[4096], ".0f")
+fill_gain = SMS / W[1024].busy_sms
+per_sm_gain = per_sm[4096] / per_sm[1024]
+g("fill_gain_1024", fill_gain, ".1f")
+g("per_sm_gain_1024", per_sm_gain, ".1f")
+assert W[1024].blocks == (1024 // 128) ** 2 and 2 * W[1024].blocks < SMS, "본문: 1024³은 64블록, SM의 절반 넘게 논다"
+assert occ_rb.blocks_per_sm == 2 and W[2048].waves == 1 and W[2048].blocks >= 1.9 * SMS, \
+    "본문: 2048³은 웨이브 하나, 거의 모든 SM이 블록 둘"
+assert min(W[2048].efficiency, W[4096].efficiency) > 0.95 and W[4096].waves == 4, "본문: 두 크기는 자리의 95% 넘게 쓴다"
+assert rb_at[1024]["pct_cublas"] < min(rb_at[2048]["pct_cublas"], rb_at[4096]["pct_cublas"]) - 10, \
+    "본문: Level 3의 cuBLAS 대비 비율은 1024³에서 크게 낮다"
+assert cb_at[1024]["pct_peak"] < cb_at[4096]["pct_peak"] - 10, "본문: 작은 문제에서는 cuBLAS도 제 속도를 못 낸다"
+assert rb_at[1024]["gflops"] / rb_at[4096]["gflops"] < cb_at[1024]["gflops"] / cb_at[4096]["gflops"] - 0.1, \
+    "본문: 1024³에서 잃는 몫은 Level 3 쪽이 더 크다"
+assert per_sm[1024] < per_sm[4096] - 10, "본문: 1024³에서는 일하는 SM 하나도 느리다"
+assert fill_gain > per_sm_gain > 1, "본문: 두 손실 가운데 노는 SM 쪽이 더 크다"
+
+# ============================================================================ shared-memory reads of the micro-kernel
+# Half-warp model of a 128-bit LDS (module 6): each half-warp is served on its own, broadcast only inside it.
+def _busiest(words):
+    """Wavefronts of one pass: distinct words in the busiest of the 32 banks."""
+    per_bank = {}
+    for w in set(words):
+        per_bank.setdefault(w % 32, set()).add(w)
+    return max(len(v) for v in per_bank.values())
+
+
+_WARP = [(t % 16, t // 16) for t in range(32)]             # (tx, ty) of warp 0
+
+
+def _wf(lanes, first_word, passes):
+    """Wavefronts of one 128-bit LDS (4 words per lane) served whole or in half-warps."""
+    groups = [lanes] if passes == 1 else [lanes[:16], lanes[16:]]
+    return sum(_busiest([first_word(tx, ty) + j for tx, ty in grp for j in range(4)]) for grp in groups)
+
+
+def _mean_wf(passes):
+    a = _wf(_WARP, lambda tx, ty: ty * 4, passes)          # As[k][ty*4 ..] (the +64 half costs the same)
+    b = _wf(_WARP, lambda tx, ty: tx * 4, passes)          # Bs[k][tx*4 ..]
+    return (2 * a + 2 * b) / 4
+
+
+WF_WHOLE, WF_HALF = _mean_wf(1), _mean_wf(2)
+g("wf_whole_warp", WF_WHOLE, ".1f")
+g("wf_half_warp", WF_HALF, ".1f")
+_rb = p[RB]
+assert (WF_WHOLE, WF_HALF) == (1.5, 3.0), "본문: 워프 전체로는 1.5, 반 워프씩이면 (2 + 2 + 4 + 4) / 4 = 3.0"
+assert abs(_rb["smem_ld_wavefronts_per_instruction"] - WF_HALF) < 0.05, "본문: 반 워프 모델 3.0이 측정과 맞는다"
+assert _rb["smem_ld_wavefronts_per_instruction"] > 1.9 * WF_WHOLE, "본문: 측정은 워프 전체 모델의 두 배"
+assert _rb["smem_ld_bank_conflicts"] < 1e-3 * _rb["smem_ld_instructions"], "본문: 기본 커널의 로드 충돌 카운터는 거의 0"
+_split = [tx * 4 + j for tx in range(16) for j in range(4)]
+_contig = [tx * 8 + j for tx in range(16) for j in range(4)]
+assert (_busiest(_split), _busiest(_contig)) == (2, 4), "본문: 두 묶음 배치는 뱅크마다 2워드, 붙은 8열은 4워드(두 배)"
+
+# ============================================================================ SASS claims (sm_90, compiled here)
+import re                                # noqa: E402
+
+from kernels import registry             # noqa: E402
+
+
+def _main_loop(kernel, source=None):
+    """Instructions of the main loop: the backward branch's span that holds the most FFMAs."""
+    text = sass.disassemble(registry.get(kernel).file, "sm_90", source)[kernel]
+    insts = [(int(a, 16), i.strip()) for a, i in re.findall(r"/\*([0-9a-f]{4,})\*/\s+([^;]*);", text)]
+    best = []
+    for addr, inst in insts:
+        m = re.search(r"\bBRA\b.*?0x([0-9a-f]+)", inst)
+        if m and int(m.group(1), 16) < addr:
+            body = [i for a, i in insts if int(m.group(1), 16) <= a <= addr]
+            if sum(i.startswith("FFMA") for i in body) > sum(i.startswith("FFMA") for i in best):
+                best = body
+    return best
+
+
+_loop = _main_loop(RB)
+_loop_ffma = sum(i.startswith("FFMA") for i in _loop)
+_loop_lds128 = sum(i.startswith("LDS.128") for i in _loop)
+assert _loop_ffma == MICRO_FFMA and _loop_lds128 == 8 * 4, "본문: K 타일 하나(8단계)에 LDS.128 32개, FFMA 512개"
+assert s_rb.ffma - MICRO_FFMA == 64, "본문: 나머지 64개는 에필로그의 beta 경로 (누산기마다 하나)"
+assert s_rb.lds_widths == {"128": 32}, "본문: LDS.128 32개, 다른 폭의 LDS는 없음"
+assert s_rb.spills == 0 and s_rb.local_bytes == 0 and s_rb.stack == 0, "본문: LDL/STL 없음, 로컬 메모리 0 B"
+assert s_rb.sts_widths == {"32": 4, "128": 1}, "본문: A는 스칼라 STS 네 번, B는 STS.128 하나"
+assert s_rb.registers == b[RB]["registers"] == p[RB]["registers"], "본문: SASS·벤치마크·Nsight의 레지스터 수가 같다"
+_x = [" ".join(line.split(";")[0].split())
+      for line in sass.excerpt(RB, "sm_90", pattern=r"LDS|FFMA", limit=14).splitlines()]
+assert "LDS.128 R32, [R97]" in _x and "LDS.128 R40, [R97+0x100]" in _x and 0x100 == 64 * 4, \
+    "본문: 발췌의 [R97]과 [R97+0x100]은 HALF(float 64개)만큼 떨어진 두 반쪽"
+_reuse = [ln for ln in _x if ln.startswith("FFMA") and ln.split(", ")[2] == "R36.reuse"]
+_a_regs = {ln.split(", ")[1] for ln in _reuse}
+_loaded = {m.group(1): m.group(2) for ln in _x if (m := re.match(r"LDS\.128 (R\d+), \[(R\d+)", ln))}
+assert len(_reuse) >= 4 and _loaded.get("R36") != "R97" and \
+    all(int(r[1:]) // 4 * 4 in (32, 40) for r in _a_regs), \
+    "본문: 발췌의 FFMA가 잇달아 R36.reuse(B 값 하나)를 [R97]·[R97+0x100]에서 읽은 A 값들과 곱한다"
+g("x_reuse_run", len(_reuse), "d")
+assert s_rb.ffma == s_pad.ffma, "본문: 인라인 PTX를 쓴 패딩 변형도 FFMA 수가 같다"
+
+# Unrolling experiment
+assert s_u1.registers < s_rb.registers and s_u1.spills > 0 and s_u1.stack == 4 * (64 + 8 + 8), \
+    "본문: unroll 1이면 레지스터는 줄고, 스택 320 B(acc·a·b)와 LDL/STL이 생긴다"
+assert s_np.spills == 0 and s_np.local_bytes == 0 and s_np.ffma < s_rb.ffma, "본문: pragma 삭제는 로컬 메모리 없이 FFMA가 준다"
+assert (s_np.ffma - 64) % 64 == 0 and 1 < (s_np.ffma - 64) // 64 < 8, "본문: k 루프는 일부만 펼쳤다"
+
+# ============================================================================ Nsight Compute claims (profiles.json)
+_l2 = p[L2]
+assert _rb["sectors_per_request"] == 16, "본문: 글로벌 로드는 요청당 16섹터 (완전히 코얼레싱된 128비트)"
+assert 2 * N4 ** 3 / _rb["dram_bytes"] > 5 * roofline.ai_block_global(128, 128) == 5 * 32, \
+    "본문: 실제 DRAM 바이트는 모델 (ii)보다 훨씬 적다 (측정 DRAM 기준 산술 강도가 32의 몇 배)"
+assert _rb["ffma_instructions"] == _l2["ffma_instructions"] and _l2["instructions"] > 3 * _rb["instructions"], \
+    "본문: FFMA 수는 같고 전체 명령 수는 Level 2가 몇 배"
+assert _rb["ffma_instructions"] / 32 / _rb["instructions"] > 0.8 > 0.3 > _l2["ffma_instructions"] / 32 / _l2["instructions"], \
+    "본문: Level 3은 명령의 대부분이 FFMA, Level 2는 일부뿐"
+assert _l2["smem_ld_instructions"] / _l2["ffma_instructions"] > 10 * _rb["smem_ld_instructions"] / _rb["ffma_instructions"], \
+    "본문: FFMA 하나당 LDS는 Level 2가 훨씬 많다"
+per_tile = BLOCKS * WARPS_PER_BLOCK * K_TILES
+assert _rb["smem_ld_instructions"] / per_tile == s_rb.lds_widths["128"] and \
+    _rb["smem_st_instructions"] / per_tile == sum(s_rb.sts_widths.values()), \
+    "본문: 워프·K 타일당 로드 32개, 스토어 5개 (SASS와 같다)"
+assert _rb["theoretical_occupancy_pct"] == occ_rb.occupancy_pct == 25 and _rb["achieved_occupancy_pct"] < 25, \
+    "본문: Nsight의 이론 점유율 25%는 계산과 같고, 달성 점유율은 그보다 조금 낮다"
+assert _l2["theoretical_occupancy_pct"] == 100 and not 50 <= _l2["achieved_occupancy_pct"] <= 75, \
+    "본문: Level 2의 점유율은 원 자료의 50–75%와 맞지 않는다"
+assert b[L2]["median_ms"] > b[RB]["median_ms"], "본문: 점유율 25%인 Level 3이 100%인 Level 2보다 빠르다"
+_st = {k: v for k, v in _rb["stalls"].items() if k != "Selected"}
+_top5 = sorted(_st, key=lambda k: -_st[k])[:5]
+assert _top5[0] == "Not Selected" and {"Long Scoreboard", "Barrier"} <= set(_top5), \
+    "본문: Not Selected가 가장 크고, Long Scoreboard와 Barrier가 상위 5개 안"
+_r86 = roofline.occupancy(256, b[RB]["registers"], b[RB]["smem_static"], "sm_86")
+assert roofline.ARCHS["sm_86"].max_warps_per_sm == 48 and round(_r86.occupancy_pct, 1) == 33.3, \
+    "본문: GA10x(sm_86)는 SM당 워프 48개라 같은 2블록이 33.3%"
+assert [roofline.ARCHS[a].smem_per_sm // 1024 for a in ("sm_80", "sm_86", "sm_90")] == [164, 100, 228], \
+    "본문: SM당 공유 메모리 A100 164 KiB, GA10x 100 KiB, H100 228 KiB"
+
+# ============================================================================ the padding lesson's SASS and Nsight claims
+# Kept apart: the padding lesson is being re-measured (issue 17); when its text changes, change this block with it.
+def _store_wavefronts(pitch):
+    """The chapter's store model: wavefronts of each shared-memory store of warp 0 for one K tile."""
+    lanes = range(32)
+    waves = [_busiest([((t % 2) * 4 + i) * pitch + t // 2 for t in lanes]) for i in range(4)]   # A, transposed
+    starts = [(t % 32) * 4 for t in lanes]                                                      # B row 0
+    if pitch % 4 == 0:
+        waves.append(_busiest([w + j for w in starts for j in range(4)]))                      # one STS.128
+    else:
+        waves += [_busiest([w + j for w in starts]) for j in range(4)]                         # 4 scalar STS
+    return sum(waves) / len(waves)
+
+
+_pad = p[PAD]
+_st_rb, _st_pad = _store_wavefronts(128), _store_wavefronts(129)
+assert (_st_rb, _st_pad) == (2.4, 3.0), "본문: 스토어 모델은 명령당 2.4(기본)와 3.0(패딩)"
+assert 0 < _rb["smem_st_wavefronts_per_instruction"] - _st_rb < 0.3 and \
+    0 < _pad["smem_st_wavefronts_per_instruction"] - _st_pad < 0.3, "본문: 측정값이 모델보다 조금 높다"
+assert s_pad.sts_widths == {"32": 8} and "128" not in s_pad.sts_widths, "본문: 패딩 변형의 B 스토어는 스칼라 4개로 쪼개진다"
+assert "128" in s_pad.lds_widths and len(s_pad.lds_widths) > 1 and sum(s_pad.lds_widths.values()) > s_rb.lds_widths["128"], \
+    "본문: 패딩 변형의 LDS는 여러 폭으로 섞이고 개수가 는다"
+assert s_rb.registers < s_pad.registers <= 128 and 80 < s_rb.registers, "본문: 레지스터가 늘었지만 둘 다 81–128 구간"
+assert _pad["theoretical_occupancy_pct"] == _rb["theoretical_occupancy_pct"] == 25, "본문: 점유율은 똑같이 25%"
+assert _pad["smem_ld_instructions"] / per_tile == sum(s_pad.lds_widths.values()), "본문: 워프·K 타일당 로드 수는 SASS와 같다"
+assert _pad["smem_ld_wavefronts_per_instruction"] < _rb["smem_ld_wavefronts_per_instruction"] and \
+    _pad["smem_ld_wavefronts"] > _rb["smem_ld_wavefronts"], "본문: 명령당 웨이브프런트는 줄고 합계는 늘었다"
+assert _pad["smem_ld_bank_conflicts"] > 0.1 * _pad["smem_ld_instructions"], "본문: 패딩 변형에는 로드 뱅크 충돌이 생겼다"
+assert _pad["smem_st_wavefronts"] > 1.5 * _rb["smem_st_wavefronts"], "본문: 스토어 웨이브프런트 합계가 크게 늘었다"
+assert _pad["duration_ms"] > _rb["duration_ms"] and b[PAD]["median_ms"] > b[RB]["median_ms"], \
+    "본문: 4096³에서 패딩 변형이 느리다 (벤치마크와 Nsight 모두)"
+assert _store_wavefronts(132) == 1.6 and 0 < P4["smem_st_wavefronts_per_instruction"] - 1.6 < 0.3, \
+    "본문: 행 간격 132의 스토어 모델은 명령당 1.6(A 스토어 각 1), 측정은 그보다 조금 높다"
+
+# ============================================================================ the quiz's numbers (course/banks/m07.yaml)
+# The bank is data, not prose with {eval}: every recorded number a question quotes is checked here.
+from pathlib import Path                 # noqa: E402
+
+from course.bank import load_bank        # noqa: E402
+
+_BANK = load_bank(7, Path(__file__).resolve().parent.parent / "banks")
+
+
+def _quiz(qid):
+    """All the text of one question (prompt, choices, explanation, model answer, rubric) on one line."""
+    q = _BANK.question(qid)
+    return " ".join(" ".join([q.prompt, q.explanation, q.model_answer or "", *(c.text for c in q.choices),
+                              *q.rubric]).split())   # whitespace and line breaks as single spaces
+
+
+assert f"{_rb['smem_ld_wavefronts_per_instruction']:.2f}" == "3.00" and "3.00" in _quiz("m07-q05") and \
+    "3.0이다" in _quiz("m07-q05"), "퀴즈 m07-q05: 반 워프 모델 3.0, 측정 3.00"
+_q7 = _quiz("m07-q07")
+s_lb3 = sass.summarize(RB, "sm_90", source=_text.replace("__launch_bounds__(rb::THREADS)", "__launch_bounds__(rb::THREADS, 3)"))
+assert f"{b[RB]['registers']}개" in _q7 and f"{s_lb3.registers}개로" in _q7 and s_lb3.registers == 80, \
+    "퀴즈 m07-q07: 기본 커널 104개, (256, 3)이면 80개"
+assert f"{s_lb3.stack} B의 스택" in _q7 and f"{s_lb3.spills}개" in _q7 and s_lb3.spills > 0, \
+    "퀴즈 m07-q07: (256, 3)이면 스택 144 B, LDL/STL 222개"
+for _qid in ("m07-q08",):
+    assert f"{b[RB]['registers']}개" in _quiz(_qid) and f"{b[PAD]['registers']}개" in _quiz(_qid), \
+        "퀴즈 m07-q08: 기본 커널 104개, 패딩 변형 127개"
+assert b[PAD]["smem_static"] == 8256 and "8,256" in _quiz("m07-q03"), "퀴즈 m07-q03: 패딩 변형 8,256 B"
+assert roofline.occupancy(256, 128, 8192, "sm_90").occupancy_pct == 25 and \
+    roofline.occupancy(256, 129, 8192, "sm_90").occupancy_pct == 12.5, "퀴즈 m07-q04: 128개면 25%, 129개면 12.5%"
