@@ -76,7 +76,8 @@ __device__ __forceinline__ void load4(const float* p, float* r)
 // Bs as Bs[k][n]. Thread (tx, ty) owns rows {ty*4 + i, 64 + ty*4 + i} and columns
 // {tx*4 + j, 64 + tx*4 + j}: splitting the 8 x 8 micro-tile into two halves makes the
 // 16 threads of a half-warp read 16 consecutive float4 of Bs (no bank conflict) while
-// the two ty values of a warp read only two float4 of As (a broadcast).
+// they all read one float4 of As (a broadcast). A warp-wide LDS.128 is served one half-warp
+// at a time, so the two ty values of a warp do not share their reads.
 template <int PITCH_A, int PITCH_B>
 __device__ __forceinline__ void load_fragments_8x8(const float* As, const float* Bs, int k, int tx, int ty,
                                                    float (&a)[rb::TM], float (&b)[rb::TN])
