@@ -469,3 +469,22 @@ assert all(f"{v:,}" in _q10 for v in (_stage, 3 * _stage, 6 * _stage, 228 * 1024
 assert all(max(vs4(L5V, *c, n) for c in bk16) - min(vs4(L5V, *c, n) for c in bk16) < 0.01 for n in TUNE_SIZES) and \
     all(vs4(L5V, 32, 3, 1, n) < vs4(L5V, 32, 2, 0, n) for n in TUNE_SIZES), \
     "퀴즈 m09-q10: BK 16의 2–4단은 1% 안, BK 32에 셋째 단(이른 배리어)을 더하면 2단보다 조금 느리다"
+
+# --- Further sentences of the text ----------------------------------------------------------------------
+assert not S90[L5S].sts_widths, "본문: Level 5의 두 변형 모두 STS가 없다"
+assert sum(n for op, n in S90[L5V].counts.items() if op.startswith("BAR")) == 1 and \
+    S90[L5S].ldgdepbar == S90[L5S].depbar == 2, "본문: 배리어는 루프 안의 하나뿐, 커밋과 대기는 두 곳씩"
+assert "B" in AW[(L4, SHAPE_K)]["staged"], "본문: K = 4095에서 Level 4는 A와 B를 옮긴다"
+assert P[L5V]["stalls"]["Long Scoreboard"] < 0.1, "본문: 2단 고리의 Long Scoreboard(wait_group의 기다림 포함)가 거의 0"
+# The seed's 4-byte .cg helper does not assemble (ptxas wants cp-size 16 with .cg)
+from kernels import compiler                    # noqa: E402
+from kernels.errors import CompileError         # noqa: E402
+_ca4 = "cp.async.ca.shared.global [%0], [%1], 4, %2;"
+_shipped = compiler.expanded_source("sgemm_async_copy.cu")
+assert _ca4 in _shipped, "본문: 4바이트 복사 헬퍼는 .ca"
+try:
+    sass.summarize(L5S, "sm_90", source=_shipped.replace(_ca4, _ca4.replace(".ca.", ".cg.")))
+    _cg4_fails = False
+except CompileError as _err:
+    _cg4_fails = "ptxas" in str(_err)
+assert _cg4_fails, "본문: 4바이트 .cg 복사는 ptxas가 거부한다"

@@ -702,3 +702,64 @@ assert min(rep_p[6]["registers"], cbp["registers"]) > 200 and \
     "퀴즈 m10-q08: Level 6과 cuBLAS는 레지스터 200개 초과, 이론 점유율 12.5%"
 assert FLOPS / (3.2e-3) / 1e9 > 2 * 19500 and f"{FLOPS / 8.0e-3 / 1e9:,.0f}" == "17,180", \
     "퀴즈 m10-q04: 8.0 ms → 17,180 GFLOP/s, 3.2 ms는 A100 최대의 두 배 넘음"
+
+
+# Barrier wait per barrier: the stall per instruction × instructions per warp ÷ barriers per warp (one per K
+# tile, plus Level 4's prologue barrier; both read from the SASS counts: BAR sites)
+def barriers_per_warp(lv, bk):
+    bar_sites = sum(n for op, n in _s[lv].counts.items() if op.startswith("BAR"))
+    return N4 // bk + (bar_sites - 1)          # the loop's barrier once per tile, any other site once
+
+
+def barrier_wait(lv, bk):
+    e = rep_p[lv]
+    warps = int(e["grid_size"] * e["block_size"]) // 32
+    return e["stalls"]["Barrier"] * (e["instructions"] / warps) / barriers_per_warp(lv, bk)
+
+
+assert sum(n for op, n in _s[4].counts.items() if op.startswith("BAR")) == 2 and \
+    sum(n for op, n in _s[5].counts.items() if op.startswith("BAR")) == 1, "Level 4: 프롤로그와 루프, Level 5: 루프의 배리어"
+_bar_ratio = barrier_wait(5, registry.LEVEL5["BK"]) / barrier_wait(4, l4_bk)
+g("bar_wait_ratio", _bar_ratio, ".1f")
+assert abs(barriers_per_warp(5, registry.LEVEL5["BK"]) / barriers_per_warp(4, l4_bk) - 0.25) < 0.01, \
+    "본문: Level 5의 배리어는 Level 4의 4분의 1"
+assert abs(rep_p[5]["stalls"]["Barrier"] - rep_p[4]["stalls"]["Barrier"]) < 0.05 and _bar_ratio > 3, \
+    "본문: Barrier 스톨은 같고, 배리어 한 번의 기다림은 몇 배 길다"
+
+# ---------------------------------------------------------------------------------------------------------
+# Further sentences of the text, checked on the records
+assert abs(rep_p[2]["l1_lsu_wavefronts_pct"] - rep_p[2]["mem_pct"]) < 1 and abs(rep_p[2]["lsu_issue_pct"] - rep_p[2]["sm_pct"]) < 2, \
+    "본문: Level 2도 같은 모양(메모리 % = L1 데이터 파이프, SM % = LSU 명령 파이프)"
+assert rep_p[3]["lsu_issue_pct"] < rep_p[2]["lsu_issue_pct"] and rep_p[3]["fma_pipe_pct"] > 2 * rep_p[2]["fma_pipe_pct"], \
+    "본문: Level 3에서 LSU 명령 파이프는 내려가고 FMA 파이프가 올라온다"
+assert sim_profiles.classify_sol(rep_p[5]["sm_pct"], rep_p[5]["mem_pct"]) == "balanced", "본문: Level 5도 균형 사분면"
+assert all(prof_of[k]["fma_pipe_pct"] > max(prof_of[k]["l1_lsu_wavefronts_pct"], prof_of[k]["lsu_issue_pct"]) for k in (6, "CB")) \
+    and min(prof_of[6]["fma_pipe_pct"], cbp["fma_pipe_pct"]) > max(prof_of[k]["fma_pipe_pct"] for k in LEVELS if k != 6), \
+    "본문: Level 6과 cuBLAS에서는 FMA 파이프가 가장 높다"
+assert sh_[1]["Long Scoreboard"] > 90 and not rep_p[1]["stalls"]["LG Throttle"], "본문: Level 1은 Long Scoreboard가 거의 전부, LG Throttle 사라짐"
+assert all(not rep_p[1]["stalls"][k] and rep_p[2]["stalls"][k] > 0.5 for k in ("MIO Throttle", "Barrier", "Short Scoreboard")), \
+    "본문: Level 2에서 MIO Throttle, Barrier, Short Scoreboard가 새로 나타난다"
+assert sim_profiles.classify_sol(rep_p[1]["sm_pct"], rep_p[1]["mem_pct"]) == "memory", "본문: Level 1은 메모리 한계 사분면"
+assert top_active(3, 3) == ["Short Scoreboard", "Long Scoreboard", "Barrier"], \
+    "본문: Level 3에서 눈에 띄는 능동 스톨은 Short Scoreboard, Long Scoreboard, Barrier"
+
+
+def _to_latency(e):
+    """How far a kernel's SOL point is from the latency quadrant (both below the 60% line)."""
+    return max(0.0, e["sm_pct"] - 60) + max(0.0, e["mem_pct"] - 60)
+
+
+assert all(sim_profiles.classify_sol(prof_of[k]["sm_pct"], prof_of[k]["mem_pct"]) != "latency" for k in KEYS), \
+    "본문: 4096³의 대표 커널 가운데 지연 시간 한계 구석에 든 것은 없다"
+assert sorted(KEYS, key=lambda k: _to_latency(prof_of[k]))[:2] == [3, 1] and rep_p[3]["issue_active_pct"] > 50, \
+    "본문: 경계에 가장 가까운 것은 Level 3, 그다음이 Level 1; Level 3은 발행 활성이 높다"
+# Roofline checks on the H100 numbers
+assert sim_roofline.level_ai(3, "ii") * BW > PEAK, "본문: 모델 (ii)에서 Level 3–5의 DRAM 경사면도 FP32 지붕보다 높다"
+assert rep_b[0]["gflops"] > sim_roofline.level_ai(0, "ii") * BW, "본문: 모델 (i)·(ii)로 바꾸면 경사면 위에 놓이는 점이 있다"
+assert all((rep_b[k] if k != "CB" else cub)["gflops"] <= sim_roofline.attainable_gflops(
+    sim_roofline.ai_measured_dram(N4, N4, N4, prof_of[k]["dram_bytes"]), roof) for k in KEYS), \
+    "본문: 모델 (iii)에서 지붕 위에 놓이는 점은 하나도 없다"
+# The quiz arithmetic beside the formulas (A100 figures are the source's; the H100's are the record's)
+assert f"{FLOPS / 3.2e-3 / 1e9:,.0f}" == "42,950" and f"{FLOPS / 3.2e-3 / 19.5e12:.1f}" == "2.2" and \
+    f"{FLOPS / 19.5e12 * 1e3:.2f}" == "7.05" and f"{108 * 64 * 1.5 * 2 / 1000:.1f}" == "20.7", \
+    "본문: 42,950 GFLOP/s, A100 최대의 2.2배, 최소 7.05 ms, 108 × 64 × 1.5 × 2 ≈ 20.7"

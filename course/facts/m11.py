@@ -376,6 +376,22 @@ assert max(PR[k]["stalls"]["Long Scoreboard"] for k in (L4, L5, CB)) < 0.1, "본
 assert REF["issue_active_pct"] > p4["issue_active_pct"], "본문: cuBLAS의 발행 활성 비율이 Level 4보다 높다"
 assert registry.LEVEL5["BK"] == CFG["BK"] and abs(p5["stalls"]["Barrier"] - p4["stalls"]["Barrier"]) < 0.05, \
     "본문: BK 32인 Level 5도 Barrier 스톨이 Level 4와 같다"
+
+
+def _barrier_wait(k, bk):
+    """Warp-cycles of Barrier stall per barrier: stall per instruction × instructions per warp ÷ barriers per warp
+    (the loop's barrier once per K tile, any other BAR site of the SASS once)."""
+    p = PR[k]
+    sites = sum(n for op, n in S[k].counts.items() if op.startswith("BAR"))
+    warps = int(p["grid_size"] * p["block_size"]) // 32
+    return p["stalls"]["Barrier"] * p["instructions"] / warps / (4096 // bk + sites - 1), 4096 // bk + sites - 1
+
+
+_w4, _n4 = _barrier_wait(L4, 8)
+_w5, _n5 = _barrier_wait(L5, registry.LEVEL5["BK"])
+assert abs(_n5 / _n4 - 0.25) < 0.01, "본문: Level 5의 배리어는 Level 4의 4분의 1"
+g("bar_wait_ratio", _w5 / _w4, ".1f")
+assert _w5 / _w4 > 3, "본문: 배리어 한 번에 기다리는 시간이 몇 배 길어졌다"
 assert p6["duration_ms"] > REF["duration_ms"], "본문: 프로파일러 아래 시간은 Level 6이 조금 길다"
 assert p6["smem_ld_bank_conflicts"] == REF["smem_ld_bank_conflicts"] == 0, "본문: 충돌 카운터 0 (둘 다)"
 assert abs(p6["smem_ld_wavefronts_per_instruction"] / REF["smem_ld_wavefronts_per_instruction"] - 1) < 0.05 \
