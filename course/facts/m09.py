@@ -231,6 +231,23 @@ assert abs(P[L5S]["global_ld_requests"] / P[L5V]["global_ld_requests"]
 assert P[L5S]["stalls"]["LG Throttle"] > P[L5V]["stalls"]["LG Throttle"], "본문: 4바이트 변형에서 LG Throttle이 더 크다"
 assert P[L5S]["global_ld_sectors"] == P[L5V]["global_ld_sectors"], "본문: 옮긴 섹터 수는 두 변형이 같다"
 
+
+# Why issue-active fell (module 10 works it out): the FMA pipe is issue-active x FFMA share and equal in both;
+# the stall total (Selected 1 + Not Selected + active stalls) grew through Not Selected alone, while the active
+# stalls per instruction fell: the warps stall and resume together.
+def active_stalls(p):
+    return sum(v or 0 for k, v in p["stalls"].items() if k not in ("Selected", "Not Selected"))
+
+
+for _p in (P[L4], P[L5V]):
+    assert abs(_p["issue_active_pct"] * ffma_share(_p) - _p["fma_pipe_pct"]) < 3, \
+        "본문: FMA 파이프가 바쁜 비율 = 발행 활성 × FFMA의 몫"
+assert abs(P[L5V]["fma_pipe_pct"] - P[L4]["fma_pipe_pct"]) < 2, "본문: FMA 파이프는 두 커널에서 같다"
+assert active_stalls(P[L5V]) < active_stalls(P[L4]) and \
+    P[L5V]["stalls"]["Not Selected"] > P[L4]["stalls"]["Not Selected"], \
+    "본문: 워프마다 멈춘 시간은 늘지 않았고(능동 스톨 감소), 준비된 워프가 몰렸다(Not Selected 증가)"
+# A Long Scoreboard of a cp.async kernel includes its wait_group: DEPBAR waits on scoreboard SB0 (checked below)
+
 # --- SASS and resources (compiled for sm_90, no GPU needed) -----------------------------------------
 S90 = {k: sass.summarize(k, "sm_90") for k in (L3, L4, L5S, L5V)}
 for key, k in (("l3", L3), ("l4", L4), ("l5s", L5S), ("l5v", L5V)):
@@ -252,6 +269,29 @@ assert any(f".64+{f['off_a_ksrc']}]" in line for line in _whole[:A_COPIES]), "�
 assert all(line.startswith("LDGSTS.E ") for line in _whole[:A_COPIES]) and \
     all(line.startswith("LDGSTS.E.BYPASS.128") for line in _whole[A_COPIES:]), "본문: A 16개는 LDGSTS.E, B 4개는 BYPASS.128"
 assert any("!P" in line for line in _whole), "본문: 줄 끝의 !P 술어"
+assert any(line.startswith("DEPBAR.LE SB0, 0x0") for line in
+           sass.excerpt(L5V, "sm_90", pattern=r"DEPBAR", limit=4).splitlines()), \
+    "본문: wait_group 0은 스코어보드 SB0을 기다리는 DEPBAR.LE SB0, 0x0"
+assert S90[L5V].lds_widths == {"128": BK * 4}, "본문: LDS.128은 k 32단계 × 4개, 다른 폭의 LDS 없음"
+# LDG.E.128: Level 5 keeps only the epilogue's reads of C; Level 4 adds its tile loads (the .CONSTANT ones)
+_ldg_const_l4 = S90[L4].counts.get("LDG.E.128.CONSTANT", 0)
+g("ldg_l5v", S90[L5V].ldg_128)
+g("ldg_l4", S90[L4].ldg_128)
+g("ldg_l4_tile", _ldg_const_l4)
+assert S90[L4].ldg_128 - S90[L5V].ldg_128 == _ldg_const_l4 > 0 and "LDG.E.128.CONSTANT" not in S90[L5V].counts, \
+    "본문: Level 4의 LDG.E.128 = 에필로그(Level 5와 같은 수) + 타일 로드(.CONSTANT)"
+assert _ldg_const_l4 < S90[L4].ldg_128 / 2, "본문: Level 4의 LDG.E.128도 대부분은 에필로그의 것"
+# The 'same work, two paths' table counts Level 4's tile traffic from the code: per 8-deep tile 2 LDG.E.128,
+# 4 STS + 1 STS.128 and 1 barrier; the SASS has two copies of that (prologue and loop).
+assert (_ldg_const_l4, S90[L4].sts_widths, sum(n for op, n in S90[L4].counts.items() if op.startswith("BAR"))) == \
+    (2 * 2, {"32": 4 * 2, "128": 1 * 2}, 1 * 2), "본문: Level 4는 타일마다 LDG.E.128 2, STS 4 + STS.128 1, BAR 1 (두 곳)"
+# The synchronous fallback below compute capability 8.0 (sm_75): no LDGSTS or DEPBAR; A as 32-bit LDG + STS
+# pairs, B as 128-bit pairs (besides the epilogue's LDG.E.128 reads of C)
+S75 = sass.summarize(L5V, "sm_75")
+assert S75.ldgsts == S75.ldgdepbar == S75.depbar == 0, "본문: sm_75에는 LDGSTS도 DEPBAR도 없다"
+assert S75.ldg_32 == S75.sts_widths.get("32") == 3 * A_COPIES and \
+    S75.sts_widths.get("128") == 3 * B_COPIES_V == S75.ldg_128 - S90[L5V].ldg_128, \
+    "본문: sm_75에서 A는 32비트 LDG + STS 쌍, B는 128비트 쌍"
 # Level 4 staged 8 floats per thread per tile (two float4); a 32-deep tile would need 32.
 g("l4_stage_regs", 8)
 g("l4_stage_regs_bk32", 8 * BK // 8)
@@ -261,6 +301,13 @@ assert S90[L4].registers + 8 * BK // 8 - 8 > 128, "본문: Level 4를 BK 32로 �
 TUNE_ROWS = [r for r in TUNE["rows"] if r["kernel"] in (L5S, L5V)]
 CONFIGS = sorted({(r["BK"], r["STAGES"], r["EARLY_BARRIER"]) for r in TUNE_ROWS})
 TUNE_SIZES = sorted({r["M"] for r in TUNE_ROWS})
+# Each bar and table cell is one row of the record, never a mix: a row is named by its kernel, size and the
+# three ring defines, and no other define (a micro-kernel setting) may vary between the rows.
+RING_DEFINES = {"L5_BK": "BK", "L5_STAGES": "STAGES", "L5_EARLY_BARRIER": "EARLY_BARRIER"}
+assert all(set(r["defines"]) == set(RING_DEFINES) and all(r["defines"][d] == r[k] for d, k in RING_DEFINES.items())
+           for r in TUNE_ROWS), "async_tuning.json: 고리의 세 매크로 말고 다른 설정이 바뀐 행이 있다"
+assert len({(r["kernel"], r["BK"], r["STAGES"], r["EARLY_BARRIER"], r["M"]) for r in TUNE_ROWS}) == len(TUNE_ROWS), \
+    "async_tuning.json: 같은 구성과 크기의 행이 둘 이상이다(표의 칸 하나는 행 하나)"
 
 
 def tune(kernel, bk, stages, early, n):
@@ -392,3 +439,52 @@ g("k6_committed", str(len(k6.committed)))
 g("k6_guarantee", k6.guarantee_text.split(" → ")[-1])
 SHIPPED2 = pipeline.async_pipeline_trace(num_stages=STAGES, num_tiles=8, empty_commits=False, mode="shipped")
 assert SHIPPED2.is_safe, "본문: 2단 고리는 빈 그룹 커밋이 없어도 안전하다(wait_group 0)"
+
+# --- The quiz's words (course/banks/m09.yaml): the recorded numbers its questions quote ---------------
+from course.bank import load_bank   # noqa: E402
+
+
+def _bank_text(qid):
+    q = next(q for q in load_bank(9).questions if q.id == qid)
+    parts = [q.prompt, q.explanation, q.model_answer or "", *q.rubric, *(c.text for c in q.choices)]
+    return " ".join(" ".join(parts).split())
+
+
+_naive, _tiled, _padded = prof("sgemm_naive"), prof("sgemm_tiled"), prof("sgemm_tiled_padded")
+assert f"{_naive['sectors_per_request']:.1f}" == "2.0" and "2.0" in _bank_text("m09-q01"), "퀴즈 m09-q01: 나이브 커널 2.0"
+_q2 = _bank_text("m09-q02")
+assert (f"패딩 없이 {_tiled['smem_st_wavefronts_per_instruction']:.2f}, +1 패딩을 하면 "
+        f"{_padded['smem_st_wavefronts_per_instruction']:.2f}") in _q2, "퀴즈 m09-q02: 저장 wavefront 1.07과 2.03"
+assert _padded["duration_ms"] > _tiled["duration_ms"] and \
+    f"{_tiled['smem_static']:,.0f} B에서 {_padded['smem_static']:,.0f} B" in _q2, "퀴즈 m09-q02: 패딩한 커널이 느렸다, 2,048 → 2,176 B"
+_regs35 = [p["registers"] for p in PROF["kernels"] if p["level"] in (3, 4, 5)]
+assert f"{min(_regs35):.0f}~{max(_regs35):.0f}개" in _bank_text("m09-q03") and max(_regs35) <= 128 and min(_regs35) > 80, \
+    "퀴즈 m09-q03: Level 3~5 커널의 레지스터 104~127개(모두 81~128 구간)"
+_q9 = _bank_text("m09-q09")
+assert f"이미 {P[L4]['registers']:.0f}개인 커널" in _q9 and f"{SMEM:,} B" in _q9, "퀴즈 m09-q09: Level 4 레지스터 127개, 66,560 B"
+_q10 = _bank_text("m09-q10")
+_stage = BK * (PITCH_A + BN) * 4
+assert all(f"{v:,}" in _q10 for v in (_stage, 3 * _stage, 6 * _stage, 228 * 1024)), \
+    "퀴즈 m09-q10: 33,280 B, 99,840 B, 199,680 B, 233,472 B"
+assert all(max(vs4(L5V, *c, n) for c in bk16) - min(vs4(L5V, *c, n) for c in bk16) < 0.01 for n in TUNE_SIZES) and \
+    all(vs4(L5V, 32, 3, 1, n) < vs4(L5V, 32, 2, 0, n) for n in TUNE_SIZES), \
+    "퀴즈 m09-q10: BK 16의 2–4단은 1% 안, BK 32에 셋째 단(이른 배리어)을 더하면 2단보다 조금 느리다"
+
+# --- Further sentences of the text ----------------------------------------------------------------------
+assert not S90[L5S].sts_widths, "본문: Level 5의 두 변형 모두 STS가 없다"
+assert sum(n for op, n in S90[L5V].counts.items() if op.startswith("BAR")) == 1 and \
+    S90[L5S].ldgdepbar == S90[L5S].depbar == 2, "본문: 배리어는 루프 안의 하나뿐, 커밋과 대기는 두 곳씩"
+assert "B" in AW[(L4, SHAPE_K)]["staged"], "본문: K = 4095에서 Level 4는 A와 B를 옮긴다"
+assert P[L5V]["stalls"]["Long Scoreboard"] < 0.1, "본문: 2단 고리의 Long Scoreboard(wait_group의 기다림 포함)가 거의 0"
+# The seed's 4-byte .cg helper does not assemble (ptxas wants cp-size 16 with .cg)
+from kernels import compiler                    # noqa: E402
+from kernels.errors import CompileError         # noqa: E402
+_ca4 = "cp.async.ca.shared.global [%0], [%1], 4, %2;"
+_shipped = compiler.expanded_source("sgemm_async_copy.cu")
+assert _ca4 in _shipped, "본문: 4바이트 복사 헬퍼는 .ca"
+try:
+    sass.summarize(L5S, "sm_90", source=_shipped.replace(_ca4, _ca4.replace(".ca.", ".cg.")))
+    _cg4_fails = False
+except CompileError as _err:
+    _cg4_fails = "ptxas" in str(_err)
+assert _cg4_fails, "본문: 4바이트 .cg 복사는 ptxas가 거부한다"

@@ -347,10 +347,17 @@ for key in (3, 4, 5, 6, "CB"):
     g(f"{tag(key)}_fma_est", e["issue_active_pct"] * ffma_share(e) / 100, ".0f")
 
 # Level 5 ring tuning (async_tuning.json): each configuration's speed-up over Level 4, timed in alternation
+# One point of the figure is one row of the record: a row is named by its kernel, size and the three ring
+# defines, and no other define (a micro-kernel setting) varies between rows, so nothing is merged or averaged.
+RING_DEFINES = {"L5_BK": "BK", "L5_STAGES": "STAGES", "L5_EARLY_BARRIER": "EARLY_BARRIER"}
 tun = defaultdict(dict)
 for r in tuning["rows"]:
     if r["kernel"].startswith("sgemm_async_copy"):
-        tun[(r["kernel"], r["BK"], r["STAGES"], r["EARLY_BARRIER"])][r["M"]] = r["vs_level4"]
+        key = (r["kernel"], r["BK"], r["STAGES"], r["EARLY_BARRIER"])
+        assert set(r["defines"]) == set(RING_DEFINES) and all(r["defines"][d] == r[k] for d, k in RING_DEFINES.items()), \
+            f"async_tuning.json: 고리의 세 매크로 말고 다른 설정이 바뀐 행 {r['defines']}"
+        assert r["M"] not in tun[key], f"async_tuning.json: {key}, {r['M']}³의 행이 둘 이상이다"
+        tun[key][r["M"]] = r["vs_level4"]
 TUNE_SIZES = sorted({r["M"] for r in tuning["rows"]})
 vec = {k: v for k, v in tun.items() if k[0] == REP[5]}
 chosen = (REP[5], tuning["chosen"]["BK"], tuning["chosen"]["STAGES"], tuning["chosen"]["EARLY_BARRIER"])
@@ -548,3 +555,223 @@ assert s6.ffma == registry.LEVEL6["BK"] * registry.LEVEL6["TM"] * registry.LEVEL
 assert s5.counts.get("LDGSTS.E", 0) > 0 and s5.counts.get("LDGSTS.E.BYPASS.128", 0) > 0 \
     and not any(op.startswith("STS") for op in s5.counts), "본문: Level 5는 4 B와 16 B LDGSTS, STS 없음"
 assert all(s.spills == 0 for s in (s3, s4, s5, s6)), "본문: 스필 없음"
+
+# ---------------------------------------------------------------------------------------------------------
+# Level 4 → 5 in instructions: the FMA pipe is issue-active × FFMA share; the stall total (Selected 1 +
+# Not Selected + active stalls) grew through Not Selected while the active stalls fell
+def active_raw(e):
+    """Cycles per instruction a warp spent in an active stall (every state but Selected and Not Selected)."""
+    return sum(v or 0 for k, v in e["stalls"].items() if k not in PASSIVE)
+
+
+def ready_warps(e):
+    """Mean eligible warps per cycle: in an issue cycle the selected warp plus the Not Selected ones, else none."""
+    return e["issue_active_pct"] / 100 * (1 + e["stalls"]["Not Selected"])
+
+
+for lv in (4, 5):
+    e = rep_p[lv]
+    g(f"L{lv}_active_raw", active_raw(e), ".2f")
+    g(f"L{lv}_ready", ready_warps(e), ".2f")
+    g(f"L{lv}_idle_pct", 100 - e["issue_active_pct"], ".1f")
+p4_, p5_ = rep_p[4], rep_p[5]
+est4, est5 = (e["issue_active_pct"] * ffma_share(e) / 100 for e in (p4_, p5_))
+assert abs(est5 - est4) < 2, "본문: 발행 활성 × FFMA 비중은 Level 4와 5에서 거의 같다"
+assert active_raw(p5_) < active_raw(p4_), "본문: 능동 스톨의 합은 Level 5가 오히려 적다"
+_rises = sum(max(0.0, (p5_["stalls"].get(k) or 0) - (p4_["stalls"].get(k) or 0))
+             for k in p5_["stalls"] if k not in PASSIVE)
+assert p4_["stalls"]["Short Scoreboard"] - p5_["stalls"]["Short Scoreboard"] > _rises > 0, \
+    "본문: Short Scoreboard가 줄어든 몫이 MIO Throttle 같은 몇 항목이 늘어난 몫보다 크다"
+assert p5_["stalls"]["MIO Throttle"] > p4_["stalls"]["MIO Throttle"], "본문: MIO Throttle은 늘었다"
+assert tot[5] > tot[4] and p5_["stalls"]["Not Selected"] - p4_["stalls"]["Not Selected"] > tot[5] - tot[4], \
+    "본문: 합계를 늘린 것은 Not Selected"
+assert ready_warps(p5_) > ready_warps(p4_) and p5_["issue_active_pct"] < p4_["issue_active_pct"], \
+    "본문: 사이클당 준비된 워프의 평균은 늘었는데 준비된 워프가 없는 사이클도 늘었다"
+assert abs(p5_["achieved_occupancy_pct"] / p4_["achieved_occupancy_pct"] - 1) < 0.01, \
+    "본문(전제): 두 커널의 스케줄러당 워프 수가 같아야 합계의 변화가 발행 활성의 변화다"
+
+# ---------------------------------------------------------------------------------------------------------
+# Long Scoreboard of a cp.async kernel: wait_group compiles to DEPBAR.LE SB0, N, a wait on the scoreboard the
+# LDGSTS raise (an L1TEX dependency), so its wait is counted as Long Scoreboard (the text says so, no number)
+_dep5 = sass.excerpt(REP[5], "sm_90", pattern=r"LDGDEPBAR|DEPBAR", limit=8).splitlines()
+assert any(x.startswith("LDGDEPBAR") for x in _dep5) and any(x.startswith("DEPBAR.LE SB0, 0x0") for x in _dep5), \
+    "본문: 커밋은 LDGDEPBAR, 대기는 스코어보드 SB0을 기다리는 DEPBAR.LE"
+
+# SASS table sentences (Levels 0-2 and 6)
+_s = {lv: sass.summarize(REP[lv], "sm_90") for lv in LEVELS}
+assert _s[0].counts.get("LDG.E.CONSTANT", 0) > _s[0].counts.get("LDG.E", 0) > 0 and _s[0].ldg_128 == 0, \
+    "본문: Level 0은 32비트 LDG.E, 대부분 .CONSTANT"
+assert _s[1].ldg_128 > 0 and _s[1].ldg_32 == 0, "본문: Level 1은 float4의 LDG.E.128"
+assert _s[2].sts_widths and _s[2].lds_widths.get("128", 0) > 0 and \
+    any(op.startswith("BAR") for op in _s[2].counts), "본문: Level 2는 LDG → STS → BAR → LDS, As[ty][k]는 LDS.128로"
+assert _s[6].counts.get("LDGSTS.E", 0) > 0 and _s[6].counts.get("LDGSTS.E.BYPASS.128", 0) > 0 \
+    and not _s[6].sts_widths, "본문: Level 6도 같은 두 가지 LDGSTS, 타일용 STS 없음"
+assert all(s.spills == 0 for s in _s.values()), "본문: 어느 레벨에도 LDL/STL이 없다"
+assert s3.counts.get("LDG.E.128", 0) == 2 * 8, "본문: .CONSTANT 없는 LDG.E.128은 C를 읽는 에필로그(8행 × 2)"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Shared-load instructions: Nsight Compute (smsp__inst_executed_op_shared_ld) against the SASS. The compiler
+# puts never-true `@!PT LDS RZ, [RZ]` before each tile's copies; kernels/sass.py drops them, Nsight counts them.
+def dummy_lds(kernel):
+    text = sass.disassemble(registry.get(kernel).file, "sm_90")[kernel]
+    return sum(1 for ln in text.splitlines() if re.search(r"@!PT\s+LDS\b", ln))
+
+
+def copy_sites(summary, plan):
+    per_tile = copy_plan(*plan)[0] // (256 // 32)          # copies of one tile per thread (256 threads)
+    assert summary.ldgsts % per_tile == 0
+    return summary.ldgsts // per_tile
+
+
+_dps = {lv: dummy_lds(REP[lv]) / copy_sites(_s[lv], plan) for lv, plan in ((5, L5_PLAN), (6, L6_PLAN))}
+assert _dps[5] == _dps[6] and float(_dps[5]).is_integer(), "본문: 복사 묶음마다 같은 수의 @!PT LDS"
+DUMMY_PER_SITE = int(_dps[5])
+assert dummy_lds(REP[4]) == dummy_lds(REP[3]) == 0, "본문: Level 3·4에는 그런 명령이 없다"
+l6 = registry.LEVEL6
+_lds_step = {5: 4, 6: l6["TM"] // 4 + l6["TN"] // 4}
+assert _s[5].lds_widths == {"128": registry.LEVEL5["BK"] * _lds_step[5]} and \
+    _s[6].lds_widths == {"128": (l6["BK"] + 1) * _lds_step[6]}, "LDS.128: Level 5는 한 타일, Level 6은 한 타일 + 루프 앞 한 단계"
+_real = {5: N4 * _lds_step[5], 6: N4 * _lds_step[6] + _lds_step[6]}      # per warp, 4096³
+_tiles = {5: N4 // registry.LEVEL5["BK"], 6: N4 // l6["BK"]}
+for lv in (5, 6):
+    e = rep_p[lv]
+    warps = int(e["grid_size"] * e["block_size"]) // 32
+    assert e["smem_ld_instructions"] == warps * (_real[lv] + DUMMY_PER_SITE * _tiles[lv]), \
+        f"본문: Nsight의 공유 로드 명령 = 워프 × (LDS.128 + 타일마다 @!PT LDS) (Level {lv})"
+    g(f"L{lv}_ld_wpi_real", e["smem_ld_wavefronts"] / (warps * _real[lv]), ".2f")
+g("dummy_per_site", DUMMY_PER_SITE, "d")
+g("L5_lds_real", f"{_real[5]:,}", "s")
+g("L5_lds_dummy", DUMMY_PER_SITE * _tiles[5], "d")
+g("n_tiles_l5", _tiles[5], "d")
+_warps5 = int(rep_p[5]["grid_size"] * rep_p[5]["block_size"]) // 32
+assert abs(rep_p[5]["smem_ld_wavefronts"] / (_warps5 * _real[5]) - wpi(rep_p[4], "ld")) < 0.01, \
+    "본문: 실제 LDS.128로 나누면 Level 5의 명령당 웨이브프론트는 Level 3·4와 같다"
+assert abs(wpi(rep_p[3], "ld") - wpi(rep_p[4], "ld")) < 0.01
+assert wpi(rep_p[5], "ld") < wpi(rep_p[4], "ld") - 0.03, "본문: Nsight의 수로 나누면 Level 5의 값이 조금 작다"
+
+# ---------------------------------------------------------------------------------------------------------
+# The ridge point: one figure everywhere, peak FP32 (device properties) ÷ measured copy bandwidth, both from
+# the record's provenance; the chapter prints f.ridge, the figure uses the same roof, and the banks of modules
+# 4, 6 and 10 quote it (checked below against this record).
+roof = sim_roofline.recorded_device_roof(bprov)
+assert abs(roof.ridge_ai - RIDGE) < 1e-9 and roof.peak_gflops == PEAK and roof.bandwidth_gbs == BW, \
+    "본문: 그림의 꺾임점이 본문의 꺾임점(기록된 최대 ÷ 측정 대역폭)과 같다"
+assert f"{sim_roofline.A100_REFERENCE.ridge_ai:.1f}" == "9.6" == f"{19500 / 2039:.1f}" and \
+    (sim_roofline.A100_REFERENCE.peak_gflops, sim_roofline.A100_REFERENCE.bandwidth_gbs) == (19500.0, 2039.0), \
+    "본문: 원 자료의 A100 수치 19.5 TFLOP/s, 2,039 GB/s, 꺾임점 ≈ 9.6"
+
+# ============================================================================ the quiz's words (banks 4, 6, 10)
+from course.bank import load_bank   # noqa: E402  (the banks are data; their quoted numbers are checked here)
+
+
+def bank_text(module, qid):
+    """Everything a learner reads of one question, whitespace folded (YAML block text wraps lines)."""
+    q = next(q for q in load_bank(module).questions if q.id == qid)
+    parts = [q.prompt, q.explanation, q.model_answer or "", *q.rubric, *(c.text for c in q.choices)]
+    return " ".join(" ".join(parts).split())
+
+
+def num(text):
+    return float(text.replace(",", ""))
+
+
+RIDGE_QUESTIONS = (("m04-q08", 4), ("m06-q08", 6), ("m10-q03", 10))
+H100_RIDGE = re.compile(r"([\d,]+) GFLOP/s ÷ (?:측정한 복사 대역폭 )?([\d,]+) GB/s(?:\(측정한 복사 대역폭\))? ≈ ([\d.]+)")
+QUOTIENT = re.compile(r"([\d,]+(?:\.\d+)?)(?: GFLOP/s)? ÷ ([\d,]+(?:\.\d+)?)(?: GB/s)? ≈ ([\d.]+)")
+for qid, module in RIDGE_QUESTIONS:
+    text = bank_text(module, qid)
+    h100 = [m for m in H100_RIDGE.findall(text) if num(m[0]) != 19500]
+    assert h100, f"퀴즈 {qid}: 기록된 H100의 꺾임점을 적는다"
+    for peak, bw, ridge in h100:
+        assert (peak, bw, ridge) == (f"{PEAK:,.0f}", f"{BW:,.0f}", f"{RIDGE:.1f}"), \
+            f"퀴즈 {qid}: H100 꺾임점 {peak} ÷ {bw} ≈ {ridge}는 기록의 {PEAK:,.0f} ÷ {BW:,.0f} ≈ {RIDGE:.1f}와 같아야 한다"
+    for a, b, q in QUOTIENT.findall(text):          # every "x ÷ y ≈ z" in the question is right as arithmetic
+        digits = len(q.split(".")[1]) if "." in q else 0
+        assert f"{num(a) / num(b):.{digits}f}" == q, f"퀴즈 {qid}: {a} ÷ {b} ≈ {q}"
+    assert "22.5" not in text and "3.35 TB/s" not in text and "≈ 20 FLOP/B" not in text, \
+        f"퀴즈 {qid}: 예전의 꺾임점(22.5, 데이터시트 20)이 남아 있다"
+for qid, module in (("m06-q08", 6), ("m10-q03", 10)):
+    text = bank_text(module, qid)
+    assert "A100 40 GB(1,555 GB/s)" in text, f"퀴즈 {qid}: 약 100은 A100 40 GB의 TF32 꺾임점이라고 밝힌다"
+assert f"{156000 / 1555:.0f}" == "100" and f"{156000 / 2039:.0f}" == "77", "퀴즈: TF32 꺾임점 100(40 GB)과 77(80 GB)"
+assert "≈ 77" in bank_text(10, "m10-q03") and "약 77" in bank_text(6, "m06-q08"), "퀴즈: 80 GB의 TF32 꺾임점 약 77"
+
+# Other recorded numbers the bank of module 10 quotes
+_t10 = {qid: bank_text(10, qid) for qid in ("m10-q04", "m10-q07", "m10-q08")}
+assert f"약 {PEAK / 1000:.1f} TFLOP/s인 H100" in _t10["m10-q04"], "퀴즈 m10-q04: H100의 FP32 최대 약 66.9 TFLOP/s"
+_tiled = P["sgemm_tiled"]
+assert f"레지스터 {_tiled['registers']:.0f}개로 이론 점유율이 {_tiled['theoretical_occupancy_pct']:.0f}%인 타일링" \
+    in _t10["m10-q07"] and rep_p[3]["theoretical_occupancy_pct"] == 25.0, \
+    "퀴즈 m10-q07: 타일링 커널은 레지스터 31개, 점유율 100%, 레지스터 블로킹은 25%"
+assert rep_p[3]["duration_ms"] * 3 < _tiled["duration_ms"], "퀴즈 m10-q07: 레지스터 블로킹이 타일링보다 훨씬 빠르다"
+assert 90 < rep_b[4]["pct_cublas"] < 95 and 99 < rep_b[6]["pct_cublas"] < 101, \
+    "퀴즈 m10-q08: Level 4는 cuBLAS의 90%를 조금 넘고, Level 6은 같은 속도"
+assert 88 < cbp["issue_active_pct"] < 92 and rep_p[4]["dram_pct"] < 10, \
+    "퀴즈 m10-q08: cuBLAS의 발행 활성 약 90%, Level 4의 DRAM 처리량 한 자리 %"
+assert min(rep_p[6]["registers"], cbp["registers"]) > 200 and \
+    rep_p[6]["theoretical_occupancy_pct"] == cbp["theoretical_occupancy_pct"] == 12.5, \
+    "퀴즈 m10-q08: Level 6과 cuBLAS는 레지스터 200개 초과, 이론 점유율 12.5%"
+assert FLOPS / (3.2e-3) / 1e9 > 2 * 19500 and f"{FLOPS / 8.0e-3 / 1e9:,.0f}" == "17,180", \
+    "퀴즈 m10-q04: 8.0 ms → 17,180 GFLOP/s, 3.2 ms는 A100 최대의 두 배 넘음"
+
+
+# Barrier wait per barrier: the stall per instruction × instructions per warp ÷ barriers per warp (one per K
+# tile, plus Level 4's prologue barrier; both read from the SASS counts: BAR sites)
+def barriers_per_warp(lv, bk):
+    bar_sites = sum(n for op, n in _s[lv].counts.items() if op.startswith("BAR"))
+    return N4 // bk + (bar_sites - 1)          # the loop's barrier once per tile, any other site once
+
+
+def barrier_wait(lv, bk):
+    e = rep_p[lv]
+    warps = int(e["grid_size"] * e["block_size"]) // 32
+    return e["stalls"]["Barrier"] * (e["instructions"] / warps) / barriers_per_warp(lv, bk)
+
+
+assert sum(n for op, n in _s[4].counts.items() if op.startswith("BAR")) == 2 and \
+    sum(n for op, n in _s[5].counts.items() if op.startswith("BAR")) == 1, "Level 4: 프롤로그와 루프, Level 5: 루프의 배리어"
+_bar_ratio = barrier_wait(5, registry.LEVEL5["BK"]) / barrier_wait(4, l4_bk)
+g("bar_wait_ratio", _bar_ratio, ".1f")
+assert abs(barriers_per_warp(5, registry.LEVEL5["BK"]) / barriers_per_warp(4, l4_bk) - 0.25) < 0.01, \
+    "본문: Level 5의 배리어는 Level 4의 4분의 1"
+assert abs(rep_p[5]["stalls"]["Barrier"] - rep_p[4]["stalls"]["Barrier"]) < 0.05 and _bar_ratio > 3, \
+    "본문: Barrier 스톨은 같고, 배리어 한 번의 기다림은 몇 배 길다"
+
+# ---------------------------------------------------------------------------------------------------------
+# Further sentences of the text, checked on the records
+assert abs(rep_p[2]["l1_lsu_wavefronts_pct"] - rep_p[2]["mem_pct"]) < 1 and abs(rep_p[2]["lsu_issue_pct"] - rep_p[2]["sm_pct"]) < 2, \
+    "본문: Level 2도 같은 모양(메모리 % = L1 데이터 파이프, SM % = LSU 명령 파이프)"
+assert rep_p[3]["lsu_issue_pct"] < rep_p[2]["lsu_issue_pct"] and rep_p[3]["fma_pipe_pct"] > 2 * rep_p[2]["fma_pipe_pct"], \
+    "본문: Level 3에서 LSU 명령 파이프는 내려가고 FMA 파이프가 올라온다"
+assert sim_profiles.classify_sol(rep_p[5]["sm_pct"], rep_p[5]["mem_pct"]) == "balanced", "본문: Level 5도 균형 사분면"
+assert all(prof_of[k]["fma_pipe_pct"] > max(prof_of[k]["l1_lsu_wavefronts_pct"], prof_of[k]["lsu_issue_pct"]) for k in (6, "CB")) \
+    and min(prof_of[6]["fma_pipe_pct"], cbp["fma_pipe_pct"]) > max(prof_of[k]["fma_pipe_pct"] for k in LEVELS if k != 6), \
+    "본문: Level 6과 cuBLAS에서는 FMA 파이프가 가장 높다"
+assert sh_[1]["Long Scoreboard"] > 90 and not rep_p[1]["stalls"]["LG Throttle"], "본문: Level 1은 Long Scoreboard가 거의 전부, LG Throttle 사라짐"
+assert all(not rep_p[1]["stalls"][k] and rep_p[2]["stalls"][k] > 0.5 for k in ("MIO Throttle", "Barrier", "Short Scoreboard")), \
+    "본문: Level 2에서 MIO Throttle, Barrier, Short Scoreboard가 새로 나타난다"
+assert sim_profiles.classify_sol(rep_p[1]["sm_pct"], rep_p[1]["mem_pct"]) == "memory", "본문: Level 1은 메모리 한계 사분면"
+assert top_active(3, 3) == ["Short Scoreboard", "Long Scoreboard", "Barrier"], \
+    "본문: Level 3에서 눈에 띄는 능동 스톨은 Short Scoreboard, Long Scoreboard, Barrier"
+
+
+def _to_latency(e):
+    """How far a kernel's SOL point is from the latency quadrant (both below the 60% line)."""
+    return max(0.0, e["sm_pct"] - 60) + max(0.0, e["mem_pct"] - 60)
+
+
+assert all(sim_profiles.classify_sol(prof_of[k]["sm_pct"], prof_of[k]["mem_pct"]) != "latency" for k in KEYS), \
+    "본문: 4096³의 대표 커널 가운데 지연 시간 한계 구석에 든 것은 없다"
+assert sorted(KEYS, key=lambda k: _to_latency(prof_of[k]))[:2] == [3, 1] and rep_p[3]["issue_active_pct"] > 50, \
+    "본문: 경계에 가장 가까운 것은 Level 3, 그다음이 Level 1; Level 3은 발행 활성이 높다"
+# Roofline checks on the H100 numbers
+assert sim_roofline.level_ai(3, "ii") * BW > PEAK, "본문: 모델 (ii)에서 Level 3–5의 DRAM 경사면도 FP32 지붕보다 높다"
+assert rep_b[0]["gflops"] > sim_roofline.level_ai(0, "ii") * BW, "본문: 모델 (i)·(ii)로 바꾸면 경사면 위에 놓이는 점이 있다"
+assert all((rep_b[k] if k != "CB" else cub)["gflops"] <= sim_roofline.attainable_gflops(
+    sim_roofline.ai_measured_dram(N4, N4, N4, prof_of[k]["dram_bytes"]), roof) for k in KEYS), \
+    "본문: 모델 (iii)에서 지붕 위에 놓이는 점은 하나도 없다"
+# The quiz arithmetic beside the formulas (A100 figures are the source's; the H100's are the record's)
+assert f"{FLOPS / 3.2e-3 / 1e9:,.0f}" == "42,950" and f"{FLOPS / 3.2e-3 / 19.5e12:.1f}" == "2.2" and \
+    f"{FLOPS / 19.5e12 * 1e3:.2f}" == "7.05" and f"{108 * 64 * 1.5 * 2 / 1000:.1f}" == "20.7", \
+    "본문: 42,950 GFLOP/s, A100 최대의 2.2배, 최소 7.05 ms, 108 × 64 × 1.5 × 2 ≈ 20.7"

@@ -376,6 +376,22 @@ assert max(PR[k]["stalls"]["Long Scoreboard"] for k in (L4, L5, CB)) < 0.1, "본
 assert REF["issue_active_pct"] > p4["issue_active_pct"], "본문: cuBLAS의 발행 활성 비율이 Level 4보다 높다"
 assert registry.LEVEL5["BK"] == CFG["BK"] and abs(p5["stalls"]["Barrier"] - p4["stalls"]["Barrier"]) < 0.05, \
     "본문: BK 32인 Level 5도 Barrier 스톨이 Level 4와 같다"
+
+
+def _barrier_wait(k, bk):
+    """Warp-cycles of Barrier stall per barrier: stall per instruction × instructions per warp ÷ barriers per warp
+    (the loop's barrier once per K tile, any other BAR site of the SASS once)."""
+    p = PR[k]
+    sites = sum(n for op, n in S[k].counts.items() if op.startswith("BAR"))
+    warps = int(p["grid_size"] * p["block_size"]) // 32
+    return p["stalls"]["Barrier"] * p["instructions"] / warps / (4096 // bk + sites - 1), 4096 // bk + sites - 1
+
+
+_w4, _n4 = _barrier_wait(L4, 8)
+_w5, _n5 = _barrier_wait(L5, registry.LEVEL5["BK"])
+assert abs(_n5 / _n4 - 0.25) < 0.01, "본문: Level 5의 배리어는 Level 4의 4분의 1"
+g("bar_wait_ratio", _w5 / _w4, ".1f")
+assert _w5 / _w4 > 3, "본문: 배리어 한 번에 기다리는 시간이 몇 배 길어졌다"
 assert p6["duration_ms"] > REF["duration_ms"], "본문: 프로파일러 아래 시간은 Level 6이 조금 길다"
 assert p6["smem_ld_bank_conflicts"] == REF["smem_ld_bank_conflicts"] == 0, "본문: 충돌 카운터 0 (둘 다)"
 assert abs(p6["smem_ld_wavefronts_per_instruction"] / REF["smem_ld_wavefronts_per_instruction"] - 1) < 0.05 \
@@ -385,6 +401,26 @@ assert p6["dram_bytes"] < p4["dram_bytes"] and p6["l2_hit_rate_pct"] < REF["l2_h
 assert max(p["dram_pct"] for p in PR.values()) < 10, "본문: DRAM 사용률은 모두 10% 미만"
 assert abs(p6["duration_ms"] / REF["duration_ms"] - 1) < 0.02, "본문: 프로파일러 아래 시간도 2% 안"
 g("p_dur_ratio", 100 * (p6["duration_ms"] / REF["duration_ms"] - 1), ".1f")
+
+# Nsight Compute's shared-load count (smsp__inst_executed_op_shared_ld) against the model and the SASS table:
+# the compiler puts never-true `@!PT LDS RZ, [RZ]` at each tile's copy site; kernels/sass.py (and so the SASS
+# table's LDS.128) drops them, Nsight counts them. One site runs per K tile.
+_l6_text = sass.disassemble(registry.get(L6).file, "sm_90")[L6]
+_dummy = sum(1 for ln in _l6_text.splitlines() if re.search(r"@!PT\s+LDS\b", ln))
+_sites = s6.ldgsts // (A_COPIES + B_COPIES)
+assert _dummy % _sites == 0, "본문: 복사 묶음마다 같은 수의 @!PT LDS"
+DUMMY_PER_SITE = _dummy // _sites
+_warps6 = int(p6["grid_size"] * p6["block_size"]) // 32
+_tiles6 = 4096 // CFG["BK"]
+_real6 = 4096 * shape.lds_per_step + shape.lds_per_step          # 32 steps per tile, plus one step before the loop
+assert p6["smem_ld_instructions"] == _warps6 * (_real6 + DUMMY_PER_SITE * _tiles6), \
+    "본문: Nsight의 읽기 명령 = 워프 × (LDS.128 + 복사 묶음마다 @!PT LDS)"
+_fpl6_real = p6["ffma_instructions"] / 32 / (_warps6 * _real6)
+g("dummy_per_site", DUMMY_PER_SITE, "d")
+g("p_fpl_l6_real", _fpl6_real, ".1f")
+g("p_wpi_l6_real", p6["smem_ld_wavefronts"] / (_warps6 * _real6), ".2f")
+assert ffma_per_lds_measured(p6) < 128 / 6 - 0.2 and abs(_fpl6_real - 128 / 6) < 0.05, \
+    "본문: 측정값은 모델보다 조금 작고, @!PT LDS를 빼면 모델(21.3)과 같다"
 
 # ============================================================================ block order: the wave traffic model
 TRAFFIC = {(n, gr): wt.operand_traffic(n, n, n, CFG["BM"], CFG["BN"], gr, bprov["sm_count"])
@@ -500,3 +536,5 @@ assert 65 < PER_SM_1024 < 75 and 72 < PER_SM_4096 < 80, "퀴즈 m11-q07: SM당 7
 assert W[1024].blocks == 32 and W_ALT["128x128"].blocks == 64, "퀴즈 m11-q07: 블록 32개, Level 4·5는 64개"
 assert SMEM == 198_656, "퀴즈 m11-q08: 198,656 B"
 assert CFG["TM"] * CFG["TN"] / (CFG["TM"] // 4 + CFG["TN"] // 4) == 128 / 6, "퀴즈 m11-q02: 21.3"
+assert round(ffma_per_lds_measured(p4)) == 16 and round(ffma_per_lds_measured(p6)) == 21 \
+    and ffma_per_lds_measured(p6) < 128 / 6, "퀴즈 m11-q02: Nsight로 센 값은 약 16과 약 21(21.3보다 조금 작음)"
