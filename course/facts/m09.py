@@ -488,3 +488,22 @@ try:
 except CompileError as _err:
     _cg4_fails = "ptxas" in str(_err)
 assert _cg4_fails, "본문: 4바이트 .cg 복사는 ptxas가 거부한다"
+
+# Per-instruction stall samples of the 16-byte variant (book/data/source_stalls.json, Nsight Compute source page)
+SRC = json.loads((DATA_DIR / "source_stalls.json").read_text(encoding="utf-8"))
+_s = next(k for k in SRC["kernels"] if k["kernel"] == L5V)
+_loop_wait = max(_s["depbar"], key=lambda d: d["next_samples"])     # the wait inside the main loop
+_lsb = _s["stall_totals"]["stall_long_sb"]
+g("src_date", SRC["date"][:10])
+g("src_samples", f"{_s['samples']:,}")
+g("src_after_wait_lsb", f"{_loop_wait['next_long_scoreboard']:,}")
+g("src_after_wait_pct", pct(100 * _loop_wait["next_long_scoreboard"] / _s["samples"], 2))
+g("src_lsb", f"{_lsb:,}")
+g("src_lsb_pct", pct(_s["long_scoreboard_share_pct"]))
+g("src_lsb_near_ldgsts_pct", pct(100 * _s["long_scoreboard_within_2_after_ldgsts"] / _lsb, 0))
+assert _loop_wait["instruction"].startswith("DEPBAR.LE SB0") and _loop_wait["next"].startswith("BAR.SYNC"), \
+    "본문: 루프 안의 DEPBAR.LE SB0 바로 다음은 BAR.SYNC"
+assert 0 < _loop_wait["next_long_scoreboard"] < 0.001 * _s["samples"], \
+    "본문: 대기 다음 명령의 Long Scoreboard 샘플은 있지만 전체의 0.1%도 안 된다"
+assert _s["long_scoreboard_share_pct"] < 3, "본문: 커널 전체의 Long Scoreboard도 몇 %가 안 된다"
+assert _s["long_scoreboard_within_2_after_ldgsts"] > 0.8 * _lsb, "본문: Long Scoreboard 샘플 대부분은 LDGSTS 바로 뒤 두 명령 안"
