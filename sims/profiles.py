@@ -69,7 +69,8 @@ QUADRANT_HINTS = {
 
 # Nsight Compute warp-state names → (meaning, what usually helps). course-spec A8.
 STALL_REASONS = {
-    "Long Scoreboard": ("L1TEX 연산(글로벌·로컬 메모리 로드 등)의 결과를 기다림",
+    "Long Scoreboard": ("L1TEX 연산(글로벌·로컬 메모리 로드, cp.async 복사 등)의 스코어보드를 기다림: 로드 결과를 "
+                        "쓰려는 명령, cp.async.wait_group(DEPBAR) 바로 다음 명령",
                         "로드를 일찍 발행해 겹치기: 프리페치, 더블 버퍼, cp.async"),
     "Barrier": ("__syncthreads() 같은 블록 배리어에서 다른 워프를 기다림",
                 "배리어 수 줄이기, 배리어 사이 작업 늘리기"),
