@@ -77,6 +77,22 @@ def disassemble(file: str, arch: str, source: str | None = None) -> dict[str, st
     return out
 
 
+def main_loop(kernel: str, arch: str = "sm_90", source: str | None = None) -> list[tuple[int, str]]:
+    """(address, instruction) of a kernel's main loop: the backward branch's span that holds the most FFMAs."""
+    from kernels import registry
+
+    text = disassemble(registry.get(kernel).file, arch, source)[kernel]
+    insts = [(int(a, 16), i.strip()) for a, i in re.findall(r"/\*([0-9a-f]{4,})\*/\s+([^;]*);", text)]
+    best: list[tuple[int, str]] = []
+    for addr, inst in insts:
+        m = re.search(r"\bBRA\b.*?0x([0-9a-f]+)", inst)
+        if m and int(m.group(1), 16) < addr:                  # a backward branch closes a loop
+            body = [(a, i) for a, i in insts if int(m.group(1), 16) <= a <= addr]
+            if sum(i.startswith("FFMA") for _, i in body) > sum(i.startswith("FFMA") for _, i in best):
+                best = body
+    return best
+
+
 def resource_usage(file: str, arch: str, source: str | None = None) -> dict[str, dict]:
     """Registers, stack, shared and local bytes per function, as ptxas allocated them."""
     text = _cuobjdump(["-res-usage"], compile_cubin(file, arch, source))

@@ -237,21 +237,11 @@ assert (_busiest(_split), _busiest(_contig)) == (2, 4), "본문: 두 묶음 배�
 # ============================================================================ SASS claims (sm_90, compiled here)
 import re                                # noqa: E402
 
-from kernels import registry             # noqa: E402
 
 
 def _main_loop(kernel, source=None):
-    """Instructions of the main loop: the backward branch's span that holds the most FFMAs."""
-    text = sass.disassemble(registry.get(kernel).file, "sm_90", source)[kernel]
-    insts = [(int(a, 16), i.strip()) for a, i in re.findall(r"/\*([0-9a-f]{4,})\*/\s+([^;]*);", text)]
-    best = []
-    for addr, inst in insts:
-        m = re.search(r"\bBRA\b.*?0x([0-9a-f]+)", inst)
-        if m and int(m.group(1), 16) < addr:
-            body = [i for a, i in insts if int(m.group(1), 16) <= a <= addr]
-            if sum(i.startswith("FFMA") for i in body) > sum(i.startswith("FFMA") for i in best):
-                best = body
-    return best
+    """Instructions of the main loop (kernels.sass.main_loop without the addresses)."""
+    return [i for _, i in sass.main_loop(kernel, "sm_90", source)]
 
 
 _loop = _main_loop(RB)

@@ -196,22 +196,10 @@ assert _ops[:8] == ["LDG.E.128.CONSTANT"] * 2 + ["STS"] * 4 + ["STS.128", "BAR.S
 assert _s_db.ldg_128 - _s_db.counts["LDG.E.128.CONSTANT"] == _s_rb.ldg_128 - _s_rb.counts["LDG.E.128.CONSTANT"] == 16, \
     "본문: 나머지 LDG.E.128은 에필로그가 C를 읽는 float4 16개 (스레드의 64칸)"
 
-import re                                # noqa: E402
-
-from kernels import registry             # noqa: E402
-
 
 def _lds_positions(kernel):
     """FFMA count before each LDS of the main loop (the backward branch's span holding the most FFMAs)."""
-    text = sass.disassemble(registry.get(kernel).file, "sm_90")[kernel]
-    insts = [(int(a, 16), i.strip()) for a, i in re.findall(r"/\*([0-9a-f]{4,})\*/\s+([^;]*);", text)]
-    best = []
-    for addr, inst in insts:
-        m = re.search(r"\bBRA\b.*?0x([0-9a-f]+)", inst)
-        if m and int(m.group(1), 16) < addr:
-            body = [i for a, i in insts if int(m.group(1), 16) <= a <= addr]
-            if sum(i.startswith("FFMA") for i in body) > sum(i.startswith("FFMA") for i in best):
-                best = body
+    best = [i for _, i in sass.main_loop(kernel, "sm_90")]
     positions, ffma = [], 0
     for inst in best:
         ffma += inst.startswith("FFMA")
