@@ -72,7 +72,8 @@ g("cp_rule", CP.rule_text)
 g("cp_pass", str(CP.pass_count))
 g("cp_total", str(CP.question_count))
 UNLOCKS = sorted(m for m, req in SETTINGS.gates.items() if req == 9)
-g("cp_unlocks", ", ".join(str(m) for m in UNLOCKS) if UNLOCKS else "10")
+_TITLES = {10: "프로파일링과 루프라인", 11: "보너스, cuBLAS를 넘어서"}
+g("cp_unlocks", ", ".join(f"모듈 {m}({_TITLES[m]})" if m in _TITLES else f"모듈 {m}" for m in UNLOCKS or [10]))
 
 # --- The shipped ring (registry.LEVEL5, the kernel's defaults) --------------------------------------
 BM = BN = 128
