@@ -124,6 +124,12 @@ class Question:
     def auto_graded(self) -> bool:
         return self.type != "free"
 
+    def learner_text(self) -> str:
+        """Everything a learner reads of the question (prompt, choices, explanation, model answer, rubric),
+        whitespace folded to single spaces (YAML block text wraps its lines)."""
+        parts = [self.prompt, self.explanation, self.model_answer or "", *(c.text for c in self.choices), *self.rubric]
+        return " ".join(" ".join(parts).split())
+
 
 @dataclass(frozen=True)
 class Bank:

@@ -14,9 +14,22 @@ the site build and the test suite (tests/test_chapter_facts.py) instead of publi
 """
 from __future__ import annotations
 
+import functools
 import numbers
 
 from course.korean import with_particle
+
+
+@functools.lru_cache(maxsize=None)
+def _bank(module: int):
+    from course.bank import load_bank
+
+    return load_bank(module)
+
+
+def quiz_text(module: int, qid: str) -> str:
+    """What a learner reads of one quiz question, for the facts modules' checks on the numbers it quotes."""
+    return _bank(module).question(qid).learner_text()
 
 
 class Text(str):

@@ -113,18 +113,11 @@ assert dram_ai * bprov["bandwidth_gbs"] > 3 * naive_b[4096]["gflops"], "본문: 
 assert 0.25 < bprov["peak_gflops"] / bprov["bandwidth_gbs"] / 10, "본문: 스레드당 0.25 FLOP/B는 꺾임점보다 한참 낮다"
 
 # The quiz's numbers (course/banks/m04.yaml): every recorded number a question quotes
-from pathlib import Path                 # noqa: E402
-
-from course.bank import load_bank        # noqa: E402
-
-_BANK = load_bank(4, Path(__file__).resolve().parent.parent / "banks")
+from course.facts import quiz_text   # noqa: E402
 
 
 def _quiz(qid):
-    """All the text of one question (prompt, choices, explanation, model answer, rubric) on one line."""
-    q = _BANK.question(qid)
-    return " ".join(" ".join([q.prompt, q.explanation, q.model_answer or "", *(c.text for c in q.choices),
-                              *q.rubric]).split())   # whitespace and line breaks as single spaces
+    return quiz_text(4, qid)
 
 
 _q8 = _quiz("m04-q08")

@@ -106,9 +106,6 @@ assert coal["registers"] > naive["registers"] and coal["theoretical_occupancy_pc
     "본문: 레지스터가 늘어 이론 점유율이 내려갔다"
 
 # The quiz's numbers (course/banks/m05.yaml)
-from pathlib import Path                 # noqa: E402
+from course.facts import quiz_text       # noqa: E402
 
-from course.bank import load_bank        # noqa: E402
-
-_q8 = load_bank(5, Path(__file__).resolve().parent.parent / "banks").question("m05-q08").model_answer
-assert f"요청당 섹터 수는 {naive['sectors_per_request']:.1f}" in " ".join(_q8.split()), "퀴즈 m05-q08: 요청당 2.0섹터"
+assert f"요청당 섹터 수는 {naive['sectors_per_request']:.1f}" in quiz_text(5, "m05-q08"), "퀴즈 m05-q08: 요청당 2.0섹터"

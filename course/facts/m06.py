@@ -236,18 +236,11 @@ assert _per_tile["sgemm_tiled_padded"] == _per_tile["sgemm_tiled_colwalk_padded"
 assert abs(T["sgemm_tiled_padded"] / T["sgemm_tiled_colwalk_padded"] - 1) < 0.02, "본문: 두 패딩 커널은 시간도 거의 같다"
 
 # ============================================================================ the quiz's numbers (course/banks/m06.yaml)
-from pathlib import Path                 # noqa: E402
-
-from course.bank import load_bank        # noqa: E402
-
-_BANK = load_bank(6, Path(__file__).resolve().parent.parent / "banks")
+from course.facts import quiz_text   # noqa: E402
 
 
 def _quiz(qid):
-    """All the text of one question (prompt, choices, explanation, model answer, rubric) on one line."""
-    q = _BANK.question(qid)
-    return " ".join(" ".join([q.prompt, q.explanation, q.model_answer or "", *(c.text for c in q.choices),
-                              *q.rubric]).split())
+    return quiz_text(6, qid)
 
 
 assert f"요청당 {PN['sectors_per_request']:.1f}섹터" in _quiz("m06-q02"), "퀴즈 m06-q02: 나이브 커널 요청당 2.0섹터"

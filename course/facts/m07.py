@@ -338,18 +338,11 @@ assert _store_wavefronts(132) == 1.6 and 0 < P4["smem_st_wavefronts_per_instruct
 
 # ============================================================================ the quiz's numbers (course/banks/m07.yaml)
 # The bank is data, not prose with {eval}: every recorded number a question quotes is checked here.
-from pathlib import Path                 # noqa: E402
-
-from course.bank import load_bank        # noqa: E402
-
-_BANK = load_bank(7, Path(__file__).resolve().parent.parent / "banks")
+from course.facts import quiz_text   # noqa: E402
 
 
 def _quiz(qid):
-    """All the text of one question (prompt, choices, explanation, model answer, rubric) on one line."""
-    q = _BANK.question(qid)
-    return " ".join(" ".join([q.prompt, q.explanation, q.model_answer or "", *(c.text for c in q.choices),
-                              *q.rubric]).split())   # whitespace and line breaks as single spaces
+    return quiz_text(7, qid)
 
 
 assert f"{_rb['smem_ld_wavefronts_per_instruction']:.2f}" == "3.00" and "3.00" in _quiz("m07-q05") and \

@@ -151,19 +151,12 @@ assert b[(DB, 1024)]["pct_cublas"] < min(b[(DB, 2048)]["pct_cublas"], b[(DB, 409
     "본문: 1024³의 cuBLAS 대비 비율은 큰 크기보다 낮다"
 
 # ============================================================================ the quiz's numbers (course/banks/m08.yaml)
-from pathlib import Path                 # noqa: E402
-
-from course.bank import load_bank        # noqa: E402
+from course.facts import quiz_text        # noqa: E402
 from kernels import sass                 # noqa: E402
-
-_BANK = load_bank(8, Path(__file__).resolve().parent.parent / "banks")
 
 
 def _quiz(qid):
-    """All the text of one question (prompt, choices, explanation, model answer, rubric) on one line."""
-    q = _BANK.question(qid)
-    return " ".join(" ".join([q.prompt, q.explanation, q.model_answer or "", *(c.text for c in q.choices),
-                              *q.rubric]).split())   # whitespace and line breaks as single spaces
+    return quiz_text(8, qid)
 
 
 _s_rb, _s_db = sass.summarize(RB, "sm_90"), sass.summarize(DB, "sm_90")

@@ -442,13 +442,11 @@ SHIPPED2 = pipeline.async_pipeline_trace(num_stages=STAGES, num_tiles=8, empty_c
 assert SHIPPED2.is_safe, "본문: 2단 고리는 빈 그룹 커밋이 없어도 안전하다(wait_group 0)"
 
 # --- The quiz's words (course/banks/m09.yaml): the recorded numbers its questions quote ---------------
-from course.bank import load_bank   # noqa: E402
+from course.facts import quiz_text   # noqa: E402
 
 
 def _bank_text(qid):
-    q = next(q for q in load_bank(9).questions if q.id == qid)
-    parts = [q.prompt, q.explanation, q.model_answer or "", *q.rubric, *(c.text for c in q.choices)]
-    return " ".join(" ".join(parts).split())
+    return quiz_text(9, qid)
 
 
 _naive, _tiled, _padded = prof("sgemm_naive"), prof("sgemm_tiled"), prof("sgemm_tiled_padded")

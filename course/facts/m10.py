@@ -662,14 +662,7 @@ assert f"{sim_roofline.A100_REFERENCE.ridge_ai:.1f}" == "9.6" == f"{19500 / 2039
     "본문: 원 자료의 A100 수치 19.5 TFLOP/s, 2,039 GB/s, 꺾임점 ≈ 9.6"
 
 # ============================================================================ the quiz's words (banks 4, 6, 10)
-from course.bank import load_bank   # noqa: E402  (the banks are data; their quoted numbers are checked here)
-
-
-def bank_text(module, qid):
-    """Everything a learner reads of one question, whitespace folded (YAML block text wraps lines)."""
-    q = next(q for q in load_bank(module).questions if q.id == qid)
-    parts = [q.prompt, q.explanation, q.model_answer or "", *q.rubric, *(c.text for c in q.choices)]
-    return " ".join(" ".join(parts).split())
+from course.facts import quiz_text as bank_text   # noqa: E402  (banks are data; their quoted numbers are checked here)
 
 
 def num(text):
