@@ -68,13 +68,17 @@ def _cuobjdump(args: list[str], cubin: bytes) -> str:
 
 def disassemble(file: str, arch: str, source: str | None = None) -> dict[str, str]:
     """SASS text of every function in a kernel file, by function name."""
+    return dict(_disassemble(file, arch, source))
+
+
+@functools.lru_cache(maxsize=64)
+def _disassemble(file: str, arch: str, source: str | None) -> tuple:
+    # compile_cubin is cached per text; the disassembly is too, since chapters, facts and
+    # summaries ask for the same kernel several times in one process.
     text = _cuobjdump(["-sass"], compile_cubin(file, arch, source))
     starts = [(m.group(1), m.start()) for m in _FUNCTION.finditer(text)]
-    out = {}
-    for i, (name, start) in enumerate(starts):
-        end = starts[i + 1][1] if i + 1 < len(starts) else len(text)
-        out[name] = text[start:end]
-    return out
+    return tuple((name, text[start:starts[i + 1][1] if i + 1 < len(starts) else len(text)])
+                 for i, (name, start) in enumerate(starts))
 
 
 def main_loop(kernel: str, arch: str = "sm_90", source: str | None = None) -> list[tuple[int, str]]:
