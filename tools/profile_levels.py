@@ -163,26 +163,35 @@ def _same_entry(a: dict, b: dict) -> bool:
     return a["kernel"] == b["kernel"] and a.get("defines") == b.get("defines")
 
 
-def merge(old: dict, run: dict, keys: tuple | None) -> dict:
-    """The existing record with this run's entries in it; the run's provenance goes under "supplements".
+def _label(entry: dict) -> str:
+    defines = entry.get("defines")
+    return entry["kernel"] + (" " + ",".join(f"{k}={v}" for k, v in defines.items()) if defines else "")
 
-    With keys, only those values of existing entries change (an entry this run did not profile keeps
-    its own); without, an entry of this run replaces the one with the same kernel and defines, or is added.
+
+def merge(old: dict, run: dict, keys: tuple | None) -> dict:
+    """The existing record with this run added; the run's provenance goes under "supplements".
+
+    With keys, only those values of entries already recorded change. Without, a new entry (a variant) is
+    added; a kernel the record already holds keeps its entry, and this run's profile of it goes into the
+    supplement as "same_run": the baseline a variant is compared with, measured beside it.
     """
+    supplement = {k: v for k, v in run.items() if k not in ("kernels", "reference")}
+    supplement["keys"] = list(keys) if keys else "all"
+    supplement["profiled"], same_run = [], []
     for section in ("kernels", "reference"):
         for entry in run[section]:
             match = next((e for e in old[section] if _same_entry(e, entry)), None)
-            if keys and match is not None:
+            if match is None:
+                old[section].append(entry)
+                supplement["profiled"].append(_label(entry))
+            elif keys:
                 match.update({k: v for k, v in entry.items() if k not in ("kernel", "level", "variant", "function",
                                                                            "defines", "M", "N", "K")})
-            elif match is not None:
-                old[section][old[section].index(match)] = entry
+                supplement["profiled"].append(_label(entry))
             else:
-                old[section].append(entry)
-    supplement = {k: v for k, v in run.items() if k not in ("kernels", "reference")}
-    supplement["profiled"] = [e["kernel"] + (" " + ",".join(f"{k}={v}" for k, v in e["defines"].items())
-                                             if e.get("defines") else "") for s in ("kernels", "reference") for e in run[s]]
-    supplement["keys"] = list(keys) if keys else "all"
+                same_run.append(entry)
+    if same_run:
+        supplement["same_run"] = same_run
     old.setdefault("supplements", []).append(supplement)
     return old
 

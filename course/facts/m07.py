@@ -127,7 +127,7 @@ g("p_rb_not_selected", p[RB]["stalls"]["Not Selected"], ".2f")
 # (profiles.json "reference" entry with defines, variants.json rows timed in alternation with Level 3).
 P4 = next(r for r in prof["reference"] if r["kernel"] == RB and (r.get("defines") or {}).get("RB_PAD") == "4")
 P4_RUN = next(s for s in prof["supplements"] if "sgemm_register_blocking RB_PAD=4" in s["profiled"])
-SAME_RUN_RB = P4_RUN["shipped_level3_same_run"]        # the shipped kernel profiled in that same run
+SAME_RUN_RB = next(e for e in P4_RUN["same_run"] if e["kernel"] == RB)   # the shipped kernel, profiled in that run
 variants = json.loads((DATA_DIR / "variants.json").read_text(encoding="utf-8"))
 v4 = {r["M"]: r for r in variants["rows"] if r["variant"] == "level3_pad4"}
 s_p4 = sass.summarize(RB, "sm_90", source=compiler.variant_source("sgemm_register_blocking.cu", {"RB_PAD": 4}))
