@@ -359,3 +359,7 @@ for _qid in ("m07-q08",):
 assert b[PAD]["smem_static"] == 8256 and "8,256" in _quiz("m07-q03"), "퀴즈 m07-q03: 패딩 변형 8,256 B"
 assert roofline.occupancy(256, 128, 8192, "sm_90").occupancy_pct == 25 and \
     roofline.occupancy(256, 129, 8192, "sm_90").occupancy_pct == 12.5, "퀴즈 m07-q04: 128개면 25%, 129개면 12.5%"
+_q5 = _quiz("m07-q05")
+assert f"`LDS.128` {s_rb.lds_widths['128']}개 중 {s_pad.lds_widths['128']}개만 남고" in _q5 and \
+    set(s_pad.lds_widths) == {"128", "64", "32"} and p[PAD]["smem_ld_bank_conflicts"] > 100 * p[RB]["smem_ld_bank_conflicts"], \
+    "퀴즈 m07-q05: +1 패딩은 LDS.128 32개 중 24개만 남기고, 나머지는 64·32비트, 로드 충돌이 새로 생긴다"
