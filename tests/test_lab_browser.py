@@ -25,7 +25,8 @@ from conftest import CHROMIUM, REPO
 
 pytestmark = pytest.mark.browser
 
-CHAPTERS = ["m04_naive", "m06_tiling", "m09_async_copy", "m10_profiling", "m11_beyond_cublas"]
+CHAPTERS = ["m04_naive", "m05_coalescing", "m06_tiling", "m07_register_blocking", "m08_double_buffer", "m09_async_copy",
+            "m10_profiling", "m11_beyond_cublas"]
 RAW_MYST = ["{glue", "{eval}", "```{", ":::{", "{doc}`", "{ref}`", "{numref}`", "{math}`", "{dropdown}"]
 FIRST_CELL_MAX_LINES = 12
 RUN_TIMEOUT_S = 420
@@ -134,7 +135,13 @@ def _facts_shown(chapter: str) -> dict[str, str]:
 
     source = (REPO / "book" / f"{chapter}.md").read_text(encoding="utf-8")
     facts = importlib.import_module(f"course.facts.{chapter.split('_')[0]}").f
-    return {name: str(getattr(facts, name)) for name in set(EVAL_ROLE.findall(source))}
+    shown = {}
+    for name in set(EVAL_ROLE.findall(source)):
+        try:
+            shown[name] = str(getattr(facts, name))
+        except AttributeError:   # set by the page's own cells (module 8's SASS analysis): the raw-MyST check covers it
+            continue
+    return shown
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
