@@ -24,12 +24,10 @@ LARGE_SIZE = 8192
 LARGE_MIN_LEVEL = 3
 # Shapes that take the staged path (K, N not multiples of 4), for the float4 levels' representatives.
 AWKWARD_SHAPES = ((4095, 4095, 4095), (4096, 4096, 4095), (1000, 1023, 1025))
-AWKWARD_KERNELS = ("sgemm_coalesced", "sgemm_register_blocking", "sgemm_double_buffer", "sgemm_async_copy_vec",
-                   "sgemm_warp_tiling")
+AWKWARD_KERNELS = registry.awkward_kernels()   # KernelSpec.awkward_shapes
 # Level against level, timed in direct alternation: robust to the slow drift that moves cuBLAS's own
 # time between two kernels' windows (each % of cuBLAS is measured in its own window).
-PAIRS = (("sgemm_async_copy_vec", "sgemm_double_buffer"), ("sgemm_async_copy", "sgemm_double_buffer"),
-         ("sgemm_warp_tiling", "sgemm_async_copy_vec"))
+PAIRS = registry.pairs()                     # KernelSpec.paired_with
 PAIR_SIZES = (4096, LARGE_SIZE)
 
 

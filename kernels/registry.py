@@ -34,6 +34,11 @@ class KernelSpec:
     dynamic_smem: int = 0          # bytes of dynamic shared memory per block (extern __shared__)
     chapter: int = 4               # module (chapter) that teaches it
     notes: tuple[str, ...] = field(default_factory=tuple)
+    # What the recording tools do with it (kernels.record, tools/profile_levels.py), so that no tool keeps
+    # its own list of kernels:
+    awkward_shapes: bool = False   # also timed at record.AWKWARD_SHAPES (N or K not a multiple of 4)
+    paired_with: tuple[str, ...] = ()   # older kernels it is timed against in direct alternation
+    profiled: bool = True          # profiled by tools/profile_levels.py (Nsight Compute)
 
     @property
     def threads(self) -> int:
@@ -88,7 +93,8 @@ _add(KernelSpec("sgemm_naive_strided", "sgemm_naive.cu", 0, "strided",
                 "threadIdx.x가 행을 고르는 반례(strided)", (16, 16), (16, 16),
                 grid_rows_from_x=True, chapter=5))
 _add(KernelSpec("sgemm_coalesced", "sgemm_coalesced.cu", 1, "float4",
-                "1×4 스트립 + float4 로드(coalesced)", (16, 16), (16, 64), vec4=_ABC, chapter=5))
+                "1×4 스트립 + float4 로드(coalesced)", (16, 16), (16, 64), vec4=_ABC, chapter=5,
+                awkward_shapes=True))
 _add(KernelSpec("sgemm_tiled", "sgemm_tiled.cu", 2, "basic",
                 "16×16 공유 메모리 타일(tiled)", (16, 16), (16, 16),
                 static_smem=2 * 16 * 16 * _FLOAT, chapter=6))
@@ -106,24 +112,26 @@ _add(KernelSpec("sgemm_tiled_colwalk_padded", "sgemm_tiled.cu", 2, "column-walk-
                 static_smem=2 * 16 * 17 * _FLOAT, chapter=6))
 _add(KernelSpec("sgemm_register_blocking", "sgemm_register_blocking.cu", 3, "basic",
                 "128×128 블록, 8×8 레지스터 타일", (16, 16), _RB_TILE, vec4=_ABC,
-                static_smem=2 * 8 * 128 * _FLOAT, chapter=7))
+                static_smem=2 * 8 * 128 * _FLOAT, chapter=7, awkward_shapes=True))
 _add(KernelSpec("sgemm_register_blocking_padded", "sgemm_register_blocking.cu", 3, "padded-ptx",
                 "+1 패딩 + PTX FMA(반례)", (16, 16), _RB_TILE, vec4=_ABC,
                 static_smem=2 * 8 * 129 * _FLOAT, chapter=7))
 _add(KernelSpec("sgemm_double_buffer", "sgemm_double_buffer.cu", 4, "double-buffer",
                 "더블 버퍼링(레지스터 프리페치)", (16, 16), _RB_TILE, vec4=_ABC,
-                static_smem=2 * 2 * 8 * 128 * _FLOAT, chapter=8))
+                static_smem=2 * 2 * 8 * 128 * _FLOAT, chapter=8, awkward_shapes=True))
 _L5_RING = f"BK {LEVEL5['BK']}, {LEVEL5['STAGES']}단계"
 _add(KernelSpec("sgemm_async_copy", "sgemm_async_copy.cu", 5, "cp.async-4B",
                 f"cp.async 4바이트(A·B), {_L5_RING}", (16, 16), _RB_TILE, vec4=("C",), async_copy=True,
-                dynamic_smem=level5_smem(LEVEL5), chapter=9))
+                dynamic_smem=level5_smem(LEVEL5), chapter=9, paired_with=("sgemm_double_buffer",)))
 _add(KernelSpec("sgemm_async_copy_vec", "sgemm_async_copy.cu", 5, "cp.async-16B",
                 f"cp.async A 4바이트 + B 16바이트, {_L5_RING}", (16, 16), _RB_TILE, vec4=_BC, async_copy=True,
-                dynamic_smem=level5_smem(LEVEL5), chapter=9))
+                dynamic_smem=level5_smem(LEVEL5), chapter=9, awkward_shapes=True,
+                paired_with=("sgemm_double_buffer",)))
 _add(KernelSpec("sgemm_warp_tiling", "sgemm_warp_tiling.cu", 6, "warp-tiling",
                 f"워프 타일링 {LEVEL6['BM']}×{LEVEL6['BN']} 블록, {LEVEL6['TM']}×{LEVEL6['TN']} 스레드 타일",
                 (level6_threads(LEVEL6), 1), (LEVEL6["BM"], LEVEL6["BN"]), vec4=_BC, async_copy=True,
-                dynamic_smem=level6_smem(LEVEL6), chapter=11))
+                dynamic_smem=level6_smem(LEVEL6), chapter=11, awkward_shapes=True,
+                paired_with=("sgemm_async_copy_vec",)))
 
 # The kernel that stands for each level in level-to-level comparisons.
 LEVEL_REPRESENTATIVE = {
@@ -137,6 +145,21 @@ LEVEL_REPRESENTATIVE = {
 }
 
 STATIC_SMEM_LIMIT = 48 * 1024
+
+
+def awkward_kernels() -> tuple[str, ...]:
+    """Kernels also recorded at the awkward shapes (KernelSpec.awkward_shapes), in registry order."""
+    return tuple(name for name, spec in KERNELS.items() if spec.awkward_shapes)
+
+
+def pairs() -> tuple[tuple[str, str], ...]:
+    """(new, old) kernel pairs timed in direct alternation (KernelSpec.paired_with), in registry order."""
+    return tuple((name, old) for name, spec in KERNELS.items() for old in spec.paired_with)
+
+
+def profiled_kernels() -> tuple[str, ...]:
+    """Kernels tools/profile_levels.py profiles by default (KernelSpec.profiled)."""
+    return tuple(name for name, spec in KERNELS.items() if spec.profiled)
 
 
 def get(name: str) -> KernelSpec:
@@ -180,5 +203,5 @@ def compulsory_intensity(M: int, N: int, K: int) -> float:
 __all__ = [
     "KernelSpec", "KERNELS", "LEVEL_REPRESENTATIVE", "STATIC_SMEM_LIMIT", "LEVEL5", "LEVEL6", "level5_smem",
     "level6_threads", "level6_smem",
-    "get", "files", "flops", "min_bytes", "compulsory_intensity",
+    "get", "files", "awkward_kernels", "pairs", "profiled_kernels", "flops", "min_bytes", "compulsory_intensity",
 ]

@@ -216,7 +216,7 @@ def main() -> int:
         print("ncu(Nsight Compute)가 PATH에 없습니다.", file=sys.stderr)
         return 2
     kernels, reference = [], []
-    for name in args.kernel if args.kernel is not None else list(registry.KERNELS):
+    for name in args.kernel if args.kernel is not None else list(registry.profiled_kernels()):
         kernels.append(profile(name, args.size, keys=keys))
         if not keys:
             _print(kernels[-1])
