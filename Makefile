@@ -29,10 +29,12 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
+# _toc.yml's modules part is written from course/syllabus.py first (python -m course toc).
 # Chapters execute while the site is built (execute_notebooks: inline), and --all re-reads every page:
 # Sphinx would otherwise re-read only pages whose source changed, and a page whose data, bank or
 # kernel changed would keep its old numbers.
 book: $(STAMP)
+	$(PY) -m course toc
 	COURSE_STATIC=1 $(VENV)/bin/jupyter-book build . --all --warningiserror --keep-going --quiet
 	@echo "site: $(SITE)/index.html"
 

@@ -25,11 +25,17 @@ import sys
 from pathlib import Path
 
 from course import instructor
-from course.bank import MODULE_RANGE, BankError, available_modules, choice_balance, load_all_banks, load_bank
+from course import syllabus
+from course.bank import BankError, available_modules, choice_balance, course_modules, load_all_banks, load_bank
 from course.settings import SettingsError, load_settings
 
 EXIT_OK, EXIT_NOTHING_GRADED, EXIT_USAGE, EXIT_PROBLEMS = 0, 1, 2, 3
 EXIT_UNBALANCED = 1
+
+
+def _module_help() -> str:
+    numbers = syllabus.load().numbers
+    return f"모듈 번호 / module number ({numbers[0]}-{numbers[-1]})"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -50,13 +56,13 @@ def _parser() -> argparse.ArgumentParser:
     form = sub.add_parser("export-form", help="학생용 양식 내보내기 / export a student form (no answers)",
                           description="정답 없는 학생용 양식을 JSON과 Markdown으로 씁니다 (mNN_form.json, mNN_form.md). "
                                       "/ Write a student form without answers as JSON and Markdown.")
-    form.add_argument("--module", type=int, required=True, help="모듈 번호 / module number (4-11)")
+    form.add_argument("--module", type=int, required=True, help=_module_help())
     form.add_argument("--out", required=True, metavar="DIR", help="출력 폴더 / output folder")
 
     key = sub.add_parser("export-key", help="정답지 내보내기 / export the answer key",
                          description="정답지를 JSON으로 씁니다 (파일 이름이 .md로 끝나면 Markdown). "
                                      "/ Write the answer key as JSON (Markdown when FILE ends in .md).")
-    key.add_argument("--module", type=int, required=True, help="모듈 번호 / module number (4-11)")
+    key.add_argument("--module", type=int, required=True, help=_module_help())
     key.add_argument("--out", required=True, metavar="FILE", help="출력 파일 / output file")
 
     grade = sub.add_parser("grade", help="제출 파일 채점 / grade a folder of submissions",
@@ -70,7 +76,7 @@ def _parser() -> argparse.ArgumentParser:
                            epilog="종료 코드 / exit codes: 0 모두 깨끗하게 채점 (all graded cleanly); "
                                   "1 채점된 제출 없음 (nothing graded); 2 사용법·설정 오류 (usage or setup error); "
                                   "3 채점했지만 problems CSV에 적힌 파일이 있음 (graded, with problems listed).")
-    grade.add_argument("--module", type=int, required=True, help="모듈 번호 / module number (4-11)")
+    grade.add_argument("--module", type=int, required=True, help=_module_help())
     grade.add_argument("--submissions", required=True, metavar="DIR", help="제출 파일 폴더 / folder of submission files")
     grade.add_argument("--out", required=True, metavar="CSV", help="성적부 / gradebook CSV to write")
     grade.add_argument("--summary", metavar="CSV", help="문항별 난이도 요약 / per-question difficulty summary CSV")
@@ -94,6 +100,14 @@ def _parser() -> argparse.ArgumentParser:
         epilog="종료 코드 / exit codes: 0 문제 없음 (ok); 1 정답 위치·길이 치우침 (unbalanced keys); "
                "2 스키마 오류 (schema error).")
     validate.add_argument("--module", type=int, help="한 모듈만 / only this module")
+
+    toc = sub.add_parser("toc", help="목차(_toc.yml)의 본문을 강좌 구성에서 쓰기 / write _toc.yml's modules part",
+                         description="_toc.yml의 '본문' 부분을 course/syllabus.py의 모듈 순서대로 다시 씁니다. "
+                                     "/ Rewrite the modules part of _toc.yml from the syllabus.")
+    toc.add_argument("--file", default=str(Path(__file__).resolve().parent.parent / "_toc.yml"), metavar="FILE",
+                     help="목차 파일 / the _toc.yml to write (기본값: 저장소의 _toc.yml)")
+    toc.add_argument("--check", action="store_true",
+                     help="쓰지 않고 다른지만 확인 (다르면 종료 코드 1) / only check (exit 1 when it differs)")
 
     from course.exercise import cli as exercise_cli
 
@@ -174,7 +188,7 @@ def _validate(args) -> int:
         print("(정답 위치·길이 기준은 모든 은행을 합쳐 검사합니다: python -m course validate)")
         return EXIT_OK
     banks = load_all_banks(args.banks)
-    missing = [m for m in MODULE_RANGE if m not in banks]
+    missing = [m for m in course_modules() if m not in banks]
     for module, bank in sorted(banks.items()):
         print(f"모듈 {module}: 문항 {len(bank.questions)}개, 스키마 문제 없음 (schema ok)")
     if missing:
@@ -195,6 +209,20 @@ def _validate(args) -> int:
     if not problems:
         print("정답 위치·길이 기준 통과 (balance ok)")
     return EXIT_UNBALANCED if problems else EXIT_OK
+
+
+def _toc(args) -> int:
+    from course import toc
+
+    path = Path(args.file)
+    if args.check:
+        same = path.read_text(encoding="utf-8") == toc.expected_text(path)
+        print("목차가 강좌 구성과 같습니다 (toc up to date)" if same else
+              "목차가 강좌 구성과 다릅니다: `python -m course toc`로 다시 쓰세요 (toc out of date)")
+        return EXIT_OK if same else 1
+    changed = toc.write(path)
+    print(f"{'썼습니다 (wrote)' if changed else '바뀐 것 없음 (unchanged)'}: {path}")
+    return EXIT_OK
 
 
 def _exercise(args) -> int:
@@ -231,7 +259,7 @@ def _grade_code(args) -> int:
     return EXIT_PROBLEMS if report.problems else EXIT_OK
 
 
-COMMANDS = {"export-form": _export_form, "export-key": _export_key, "grade": _grade, "validate": _validate,
+COMMANDS = {"export-form": _export_form, "export-key": _export_key, "grade": _grade, "validate": _validate, "toc": _toc,
             "exercise": _exercise, "grade-code": _grade_code}
 
 

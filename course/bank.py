@@ -23,7 +23,7 @@ from pathlib import Path
 
 import yaml
 
-from course.korean import with_particle
+from korean_text import with_particle
 
 __all__ = [
     "BLOOM_LEVELS",
@@ -54,7 +54,6 @@ __all__ = [
 BANKS_ENV = "SGEMM_COURSE_BANKS"
 QUESTION_TYPES = ("single", "multiple", "numeric", "code", "free")
 BLOOM_LEVELS = ("기억", "이해", "적용", "분석", "평가", "창조")
-MODULE_RANGE = range(4, 12)          # modules 4-10 and the bonus module 11
 BLANK_PATTERN = re.compile(r"___\(([A-Za-z0-9_-]+)\)___")
 ID_PATTERN = re.compile(r"^m(\d{2})-q(\d{2})$")
 
@@ -169,9 +168,16 @@ def bank_path(module: int, directory: str | os.PathLike | None = None) -> Path:
     return banks_dir(directory) / f"m{int(module):02d}.yaml"
 
 
+def course_modules() -> tuple[int, ...]:
+    """The syllabus's module numbers: every module has a bank (course/syllabus.py)."""
+    from course import syllabus
+
+    return syllabus.load().numbers
+
+
 def available_modules(directory: str | os.PathLike | None = None) -> list[int]:
     """Modules whose bank file exists."""
-    return [m for m in MODULE_RANGE if bank_path(m, directory).is_file()]
+    return [m for m in course_modules() if bank_path(m, directory).is_file()]
 
 
 def load_bank(module: int, directory: str | os.PathLike | None = None) -> Bank:
@@ -233,8 +239,10 @@ def validate_bank_data(data, name: str = "<bank>") -> list[str]:
     for key in sorted(set(data) - TOP_FIELDS, key=str):
         problems.append(f"{name}: {key}: 알 수 없는 항목입니다 (허용: {', '.join(sorted(TOP_FIELDS))})")
     module = data.get("module")
-    if isinstance(module, bool) or not isinstance(module, int) or module not in MODULE_RANGE:
-        problems.append(f"{name}: module: 4에서 11 사이의 정수여야 합니다 (받은 값: {module!r})")
+    known = course_modules()
+    if isinstance(module, bool) or not isinstance(module, int) or module not in known:
+        problems.append(f"{name}: module: 강좌의 모듈 번호({', '.join(map(str, known))}) 중 하나여야 합니다 "
+                        f"(받은 값: {module!r})")
         module = None
     else:
         file_module = re.match(r"^m(\d+)", name)

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from course.bank import Bank, answer_key, student_view
 from course.grading import QuizResult, grade_quiz
-from course.korean import with_particle
+from korean_text import with_particle
 from course.shuffle import shuffled_ids
 from course.submission import FORMAT, check_submission, integrity_status, parse_time
 

@@ -13,7 +13,7 @@ from course import grading
 from course.bank import load_bank, question_from_dict
 from course.grading import AnswerFormatError, grade_question, grade_quiz, parse_number
 from course.progress import ProgressStore
-from course.settings import settings_from_dict, DEFAULT_SETTINGS
+from course.settings import default_settings, settings_from_dict
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CASES = json.loads((FIXTURES / "grading_cases.json").read_text(encoding="utf-8"))
@@ -128,7 +128,7 @@ def test_static_quiz_html_escapes_script_breakers(monkeypatch, tmp_path):
     data["questions"][0]["prompt"] = "</script><script>alert(1)</script> & <b>"
     (tmp_path / "m06.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
     monkeypatch.setenv("COURSE_STATIC", "1")
-    shown = quiz.show(6, banks_dir=tmp_path, settings=settings_from_dict(DEFAULT_SETTINGS))
+    shown = quiz.show(6, banks_dir=tmp_path, settings=settings_from_dict(default_settings()))
     markup = shown._repr_html_()
     assert markup.startswith('<div class="course-quiz" data-module="6"></div>')
     assert markup.count("</script>") == 1 and "<b>" not in markup and "alert(1)</script>" not in markup
@@ -155,7 +155,7 @@ def lab_quiz(tmp_path, monkeypatch):
     monkeypatch.delenv("COURSE_STATIC", raising=False)
     bank = load_bank(6, FIXTURES / "banks")
     store = ProgressStore(tmp_path / "data")
-    return LabQuiz(bank, settings_from_dict(DEFAULT_SETTINGS), store, submissions_dir=tmp_path / "subs")
+    return LabQuiz(bank, settings_from_dict(default_settings()), store, submissions_dir=tmp_path / "subs")
 
 
 def fill(quiz, answers):
@@ -266,7 +266,7 @@ def test_two_learners_see_different_orders(tmp_path, monkeypatch):
     from course.quiz import LabQuiz
     monkeypatch.delenv("COURSE_STATIC", raising=False)
     bank = load_bank(6, FIXTURES / "banks")
-    settings = settings_from_dict(DEFAULT_SETTINGS)
+    settings = settings_from_dict(default_settings())
     first = LabQuiz(bank, settings, ProgressStore(tmp_path / "one"), submissions_dir=tmp_path / "s1")
     second = LabQuiz(bank, settings, ProgressStore(tmp_path / "two"), submissions_dir=tmp_path / "s2")
     assert first.learner != second.learner

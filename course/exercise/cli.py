@@ -11,7 +11,7 @@ import sys
 
 from course.exercise import spec as specs
 from course.exercise.learner import ExerciseInputError
-from course.korean import with_particle
+from korean_text import with_particle
 
 EXIT_PASSED, EXIT_FAILED, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 4
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from course.exercise import spec as specs
 from course.exercise.verdict import verdict_table_html
-from course.korean import with_particle
+from korean_text import with_particle
 from course.page import StaticHTML
 from kernels.record import DATA_DIR
 

@@ -100,7 +100,7 @@
 
   function trim(text) { return text.replace(EDGE_SPACE, ""); }
 
-  // The particle after a number or a Korean word, as course/korean.py chooses it: the consonant form
+  // The particle after a number or a Korean word, as korean_text (Python) chooses it: the consonant form
   // (과 을 은 이 으로) after a final 0 1 3 6 7 8 or a syllable with a final consonant, the vowel form
   // (와 를 는 가 로) after 2 4 5 9, '%' or an open syllable; 로 also after ㄹ (1 7 8, 일). Anything else
   // gets both forms ("을(를)").
