@@ -23,6 +23,9 @@ from pathlib import Path
 
 import yaml
 
+# libyaml's safe loader where PyYAML was built with it (several times faster than the pure-Python one).
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 from korean_text import with_particle
 
 __all__ = [
@@ -195,7 +198,7 @@ def load_bank_file(path: str | os.PathLike) -> Bank:
     path = Path(path)
     name = path.name
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER)
     except OSError as exc:
         raise BankError([f"{name}: 파일을 읽을 수 없습니다 ({exc})"]) from exc
     except yaml.YAMLError as exc:

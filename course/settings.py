@@ -20,6 +20,9 @@ from pathlib import Path
 
 import yaml
 
+# libyaml's safe loader where PyYAML was built with it (several times faster than the pure-Python one).
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 from course import syllabus as _syllabus
 from korean_text import with_particle
 
@@ -117,7 +120,7 @@ def load_settings(path: str | os.PathLike | None = None) -> CourseSettings:
     if config is None:
         return settings_from_dict({}, source="defaults")
     try:
-        data = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+        data = yaml.load(config.read_text(encoding="utf-8"), Loader=_YAML_LOADER) or {}
     except (OSError, yaml.YAMLError) as exc:
         raise SettingsError(f"{config}: 설정 파일을 읽을 수 없습니다 ({exc})") from exc
     raw = ((data.get("sphinx") or {}).get("config") or {}).get("course_settings")

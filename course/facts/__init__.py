@@ -18,6 +18,17 @@ values they are about and checked outside the learner's kernel:
     def level_order(check):
         check(l5_ms > l4_ms, "본문: Level 5는 Level 4보다 느리다")
 
+A sentence that says something was NOT measured, not recorded or has no data is a claim too, and goes
+stale silently when a record is added. It is declared with the words it says it in:
+
+    @f.absence("이전 판 루프의 시간은 기록되지 않았습니다")
+    def old_loop_not_timed(check):
+        check("level4_old_loop" not in variants, "variants.json에 이전 판 루프의 시간이 없다")
+
+tests/test_chapter_facts.py finds every such sentence in the chapter and its quiz bank and requires it to
+contain a declared quote (and every quote to be in the text), so adding the record breaks the build until
+the text follows.
+
 A claims function is not run when the module is imported; ``verify(module)`` runs them all (the test
 suite, tests/test_chapter_facts.py, and the site build, course/sphinx_ext.py), so a re-recording that
 contradicts a sentence stops the build instead of publishing a false sentence.
@@ -100,6 +111,7 @@ class Facts:
         object.__setattr__(self, "_chapter", chapter)
         object.__setattr__(self, "_values", {})
         object.__setattr__(self, "_claims", [])
+        object.__setattr__(self, "_absences", {})
 
     def set(self, name: str, value, fmt: str = "") -> None:
         """One fact of the text: `value` formatted as it is printed (format(value, fmt))."""
@@ -109,6 +121,19 @@ class Facts:
         """Declare a claims function (a decorator): run by verify(), never at import."""
         self._claims.append(function)
         return function
+
+    def absence(self, quote: str) -> Callable:
+        """Declare (a decorator) the claims behind a sentence of the text that contains `quote` and says
+        something was not measured or recorded: they check that the records indeed lack it."""
+        def declare(function: Callable[[Check], None]) -> Callable[[Check], None]:
+            if quote in self._absences:
+                raise KeyError(f"{self._chapter}: absence quote declared twice: {quote!r}")
+            self._absences[quote] = function
+            return self.claims(function)
+        return declare
+
+    def absence_quotes(self) -> list[str]:
+        return list(self._absences)
 
     def verify(self) -> ClaimReport:
         """Run every claims function; an exception inside one counts as its failure."""
