@@ -182,6 +182,10 @@ def test_chapter_reads_in_jupyterlab_as_on_the_site(chapter, browser, lab_url, l
         # jupyterlab-myst draws each Markdown cell into a `.myst` widget (the editor beside it stays hidden);
         # a cell JupyterLab rendered itself (no MyST) would be a `.jp-RenderedMarkdown`. Text content: the answers
         # inside closed dropdowns count too.
+        # A cell that raised stops "Run All", and the text after it never gets its numbers: report the error first.
+        errors = page.locator(f"{PANEL} [data-mime-type='application/vnd.jupyter.error']")
+        assert errors.count() == 0, f"{chapter}: {errors.count()} cells raised an error:\n" + \
+            "\n".join(t[-1500:] for t in errors.all_inner_texts())
         rendered, missing = _wait_for_rendered_facts(page, _facts_shown(chapter))
         count, texts = _rendered_markdown(page)
         assert len(texts) == count, f"{chapter}: some Markdown cells are not rendered"
@@ -190,8 +194,6 @@ def test_chapter_reads_in_jupyterlab_as_on_the_site(chapter, browser, lab_url, l
         assert len(HANGUL.findall(rendered)) > 3000, f"{chapter}: little Korean prose rendered"
         assert not missing, f"{chapter}: numbers of the text not shown in JupyterLab: {dict(list(missing.items())[:8])}"
 
-        errors = page.locator(f"{PANEL} [data-mime-type='application/vnd.jupyter.error']").count()
-        assert errors == 0, f"{chapter}: {errors} cells raised an error"
     finally:
         context.close()
 
