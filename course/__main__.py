@@ -5,7 +5,7 @@ Commands
     export-key   answer key (JSON, or Markdown for *.md) / 정답지
     grade        re-grade a folder of submissions into a gradebook CSV / 채점
     validate     check the question banks against the schema / 문제 은행 검사
-    exercise     kernel exercises: list, show, check a .cu file / 커널 실습 (course.exercise.cli)
+    exercise     kernel exercises: list, show, check a .cu file / 커널 실습 (course.autograder.cli)
     grade-code   check a folder of learners' kernels into a CSV (runs their code) / 커널 제출물 채점
 
 Exit codes
@@ -95,7 +95,7 @@ def _parser() -> argparse.ArgumentParser:
                "2 스키마 오류 (schema error).")
     validate.add_argument("--module", type=int, help="한 모듈만 / only this module")
 
-    from course.exercise import cli as exercise_cli
+    from course.autograder import cli as exercise_cli
 
     exercise_cli.add_parser(sub)
     code = sub.add_parser(
@@ -198,14 +198,14 @@ def _validate(args) -> int:
 
 
 def _exercise(args) -> int:
-    from course.exercise import cli as exercise_cli
+    from course.autograder import cli as exercise_cli
 
     return exercise_cli.run(args)
 
 
 def _grade_code(args) -> int:
-    from course.exercise import ExerciseError, load
-    from course.exercise.grade import grade_code, write_report
+    from course.autograder import ExerciseError, load
+    from course.autograder.grade import grade_code, write_report
 
     try:
         spec = load(args.exercise)

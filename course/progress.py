@@ -11,7 +11,7 @@ Files in that folder:
     ``learner`` is an anonymous random id made once (``learner_id()``); with the attempt number
     it seeds the order of the quiz choices (course.shuffle). An attempt may carry
     ``attempt`` (its number for the module) and ``choice_order`` ({question id: [choice ids]}).
-    Kernel exercises (course.exercise) add two optional keys: ``exercise_attempts`` (one compact
+    Kernel exercises (course.autograder) add two optional keys: ``exercise_attempts`` (one compact
     verdict per check, see ``validate_exercise_attempt``) and ``exercise_hints`` ({exercise id:
     hints unlocked}). Older course versions keep both untouched when they rewrite the file.
 ``progress.json.bak``
@@ -280,7 +280,7 @@ class ProgressStore:
 
     # ------------------------------------------------------------------ kernel exercises
     def record_exercise_attempt(self, verdict: dict, module: int, client: str = "jupyterlab") -> dict:
-        """Store one exercise verdict (course.exercise.Verdict.to_dict()) compactly: which check
+        """Store one exercise verdict (course.autograder.Verdict.to_dict()) compactly: which check
         passed, failed or was skipped, the diagnosis, the timing ratio, a hash of the source."""
         from course.submission import utc_now_iso
         speed = next((c for c in verdict.get("checks", []) if c.get("check") == "speed"), {})

@@ -63,7 +63,7 @@ class Checkpoint:
     pass_count: int
     question_count: int
     title: str
-    # Kernel exercises (course.exercise ids) that must also pass, checked where the learner runs
+    # Kernel exercises (ids of course/exercises/) that must also pass, checked where the learner runs
     # them (JupyterLab); empty by default. The static site cannot run kernels and gates on the quiz.
     exercises: tuple = ()
 

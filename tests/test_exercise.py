@@ -1,4 +1,4 @@
-"""Kernel exercises and their checker, without a GPU (course.exercise).
+"""Kernel exercises and their checker, without a GPU (course.autograder).
 
 The course's exercises: schema, files, coverage of modules and diagnoses; every starter and solution
 compiles through NVRTC and every solution keeps its SASS rules; the chapters hold each starter
@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from course.exercise import cases, gpu, spec as specs, static
-from course.exercise.checker import check_source
-from course.exercise.learner import ExerciseInputError, decode_source, read_source_file
-from course.exercise.verdict import CHECKS, CheckResult, Verdict, verdict_table_html
+from course.autograder import cases, gpu, spec as specs, static
+from course.autograder.checker import check_source
+from course.autograder.learner import ExerciseInputError, decode_source, read_source_file
+from course.autograder.verdict import CHECKS, CheckResult, Verdict, verdict_table_html
 
 REPO = Path(__file__).resolve().parent.parent
 RECORD = REPO / "book" / "data" / "exercises.json"
@@ -461,7 +461,7 @@ def test_progress_keeps_exercise_attempts_and_hints(tmp_path):
 
 
 def test_lab_session_checks_hints_and_solution(tmp_path):
-    from course.exercise.lab import LabSession
+    from course.autograder.lab import LabSession
     from course.progress import ProgressStore
 
     s = BY_ID["m06-e1"]
@@ -511,7 +511,7 @@ def test_chapters_show_a_card_and_a_skipped_start_cell_per_exercise(module, page
     assert "## 실습: 직접 짜 보기" in text
     assert re.search(r":tags: \[skip-execution\]\n%load_ext course\.exercise_magic\n", text)
     for s in (s for s in EXERCISES if s.module == module):
-        assert re.search(r":tags: \[remove-input\]\nfrom course\.exercise\.page import card\n\ncard\(\"" + s.id, text), \
+        assert re.search(r":tags: \[remove-input\]\nfrom course\.autograder\.page import card\n\ncard\(\"" + s.id, text), \
             f"{page}: no card cell for {s.id}"
         assert re.search(r":tags: \[skip-execution\]\n%exercise_start " + re.escape(s.id) + r"\n", text), \
             f"{page}: no %exercise_start {s.id} cell tagged skip-execution"
@@ -521,7 +521,7 @@ def test_chapters_show_a_card_and_a_skipped_start_cell_per_exercise(module, page
 
 
 def test_cards_render_with_and_without_recorded_verdicts():
-    from course.exercise import page
+    from course.autograder import page
 
     for s in EXERCISES:
         bare = page.card_html(s.id, data={})

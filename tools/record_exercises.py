@@ -23,8 +23,8 @@ from pathlib import Path
 os.environ.setdefault("CUPY_TF32", "0")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from course.exercise import checker, gpu, load, load_all  # noqa: E402
-from course.exercise.learner import read_source_file  # noqa: E402
+from course.autograder import checker, gpu, load, load_all  # noqa: E402
+from course.autograder.learner import read_source_file  # noqa: E402
 from kernels.record import DATA_DIR, provenance  # noqa: E402
 
 OUT = DATA_DIR / "exercises.json"

@@ -1,7 +1,7 @@
 """Exercise definitions: course/exercises/<id>/exercise.yaml and the .cu files beside it.
 
 The schema is the contract between the exercises and the checker (see the docstring of
-course.exercise). Loading validates every key, so a typo in a yaml file is a Korean error that
+course.autograder). Loading validates every key, so a typo in a yaml file is a Korean error that
 names the file and the key, not a surprise in the middle of a check.
 """
 from __future__ import annotations

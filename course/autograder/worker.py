@@ -1,7 +1,7 @@
-"""The subprocess that runs a learner's kernel: ``python -m course.exercise.worker JOB.json``.
+"""The subprocess that runs a learner's kernel: ``python -m course.autograder.worker JOB.json``.
 
 Only this process touches the GPU with the learner's code, so a kernel that hangs or faults takes
-down nothing but this process (the parent, course.exercise.gpu, kills it at its time limit).
+down nothing but this process (the parent, course.autograder.gpu, kills it at its time limit).
 It prints one JSON object per line on stdout: {"event": "stage", ...} while it works (the parent
 names the last stage when it has to kill us) and {"event": "result", ...} at the end. A CUDA error
 (illegal address, launch failure) becomes {"event": "fault", ...}; the process then leaves with

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 import struct
 
-from course.exercise.spec import ExerciseSpec
-from course.exercise.verdict import CheckResult
+from course.autograder.spec import ExerciseSpec
+from course.autograder.verdict import CheckResult
 from kernels.errors import CompileError
 
 SASS_ARCH = "sm_90"          # the recorded device (H100); rules are stated for its machine code

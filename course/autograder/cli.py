@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 import sys
 
-from course.exercise import spec as specs
-from course.exercise.learner import ExerciseInputError
+from course.autograder import spec as specs
+from course.autograder.learner import ExerciseInputError
 from course.korean import with_particle
 
 EXIT_PASSED, EXIT_FAILED, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 4
@@ -100,7 +100,7 @@ def _show(args) -> int:
 
 
 def _check(args) -> int:
-    from course.exercise import checker, gpu
+    from course.autograder import checker, gpu
 
     spec = specs.load(args.id)
     limits = gpu.Limits()

@@ -29,7 +29,7 @@ class _Note:
 
 
 def _limits():
-    from course.exercise import Limits
+    from course.autograder import Limits
 
     raw = os.environ.get(TIME_LIMIT_ENV)
     try:
@@ -60,7 +60,7 @@ class LabSession:
         return self._store
 
     def _load(self, line: str):
-        from course.exercise import ExerciseError, load
+        from course.autograder import ExerciseError, load
 
         exercise_id = _exercise_id(line)
         if not exercise_id:
@@ -72,7 +72,7 @@ class LabSession:
 
     def check(self, line, cell):
         """%%exercise ID — check the CUDA source in this cell; returns the Verdict (shown as a table)."""
-        from course.exercise import ExerciseInputError, check_source
+        from course.autograder import ExerciseInputError, check_source
 
         spec, problem = self._load(line)
         if problem:
@@ -120,7 +120,7 @@ class LabSession:
 
     def solution(self, line):
         """%exercise_solution ID — the reference solution, once this exercise has been attempted."""
-        from course.exercise.learner import read_source_file
+        from course.autograder.learner import read_source_file
 
         spec, problem = self._load(line)
         if problem:
@@ -138,7 +138,7 @@ class LabSession:
 
     def start(self, line) -> tuple:
         """(the text of a %%exercise cell holding the starter, a notice) for %exercise_start."""
-        from course.exercise.learner import read_source_file
+        from course.autograder.learner import read_source_file
 
         spec, problem = self._load(line)
         if problem:
@@ -150,7 +150,7 @@ class LabSession:
 
     def show(self, line):
         """%exercise_show ID — the goal and the checks of an exercise."""
-        from course.exercise import page
+        from course.autograder import page
 
         spec, problem = self._load(line)
         if problem:

@@ -2,7 +2,7 @@
 JupyterLab, and the verdicts recorded on the H100 (book/data/exercises.json) of the reference
 solution and of one known-wrong attempt, so that a reader sees what the feedback looks like.
 
-    from course.exercise.page import card
+    from course.autograder.page import card
     card("m06-e1")          # last expression of a cell (remove-input on the site)
 
 Needs no GPU: the site shows recorded verdicts, labelled with their device, date and commit.
@@ -14,8 +14,8 @@ import json
 import re
 from pathlib import Path
 
-from course.exercise import spec as specs
-from course.exercise.verdict import verdict_table_html
+from course.autograder import spec as specs
+from course.autograder.verdict import verdict_table_html
 from course.korean import with_particle
 from course.page import StaticHTML
 from kernels.record import DATA_DIR
@@ -130,7 +130,7 @@ def card_html(exercise_id: str, wrong_file: str | None = None, data: dict | None
 
 def _starter_html(s: specs.ExerciseSpec) -> str:
     """The starter code (read from starter.cu at build time, never pasted into a chapter)."""
-    from course.exercise.learner import read_source_file
+    from course.autograder.learner import read_source_file
 
     text = read_source_file(s.starter).rstrip()
     lines = text.count("\n") + 1

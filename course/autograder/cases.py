@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import asdict, dataclass
 
-from course.exercise.spec import ExerciseSpec
+from course.autograder.spec import ExerciseSpec
 from kernels.check import ALPHA_BETA_CASES
 
 RANDOM_CASES = 6

@@ -1,6 +1,6 @@
 """The three checks that run the learner's kernel, each in a subprocess with a time limit.
 
-course.exercise.worker does the GPU work; this module starts it, kills its whole process group at
+course.autograder.worker does the GPU work; this module starts it, kills its whole process group at
 the time limit (a hang becomes a "timeout" verdict that names what was running), reads its JSON
 lines, and turns them into Korean check results. compute-sanitizer wraps the worker for the
 hazards check; where it is not installed, a repeated-run test stands in and says so.
@@ -18,9 +18,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from course.exercise import cases as case_plans
-from course.exercise.spec import ExerciseSpec
-from course.exercise.verdict import CheckResult
+from course.autograder import cases as case_plans
+from course.autograder.spec import ExerciseSpec
+from course.autograder.verdict import CheckResult
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 SANITIZER_ENV = "COURSE_SANITIZER"       # path of compute-sanitizer, or "none" to act as if missing
@@ -95,7 +95,7 @@ def run_worker(job: dict, time_limit: float, wrapper: tuple = (), startup_limit:
     with tempfile.TemporaryDirectory(prefix="course-exercise-") as folder:
         job_file = Path(folder) / "job.json"
         job_file.write_text(json.dumps(job, ensure_ascii=False), encoding="utf-8")
-        command = [*wrapper, sys.executable, "-m", "course.exercise.worker", str(job_file)]
+        command = [*wrapper, sys.executable, "-m", "course.autograder.worker", str(job_file)]
         started = time.monotonic()
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                    encoding="utf-8", errors="replace", env=env, cwd=folder,

@@ -20,9 +20,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from course.exercise.learner import ExerciseInputError, MAX_SOURCE_BYTES, read_source_file
-from course.exercise.spec import ExerciseSpec
-from course.exercise.verdict import CHECKS
+from course.autograder.learner import ExerciseInputError, MAX_SOURCE_BYTES, read_source_file
+from course.autograder.spec import ExerciseSpec
+from course.autograder.verdict import CHECKS
 from course.instructor import Problem, write_problems, write_safe_csv
 
 SOURCE_SUFFIXES = (".cu",)

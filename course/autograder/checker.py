@@ -1,6 +1,6 @@
 """Checking one submission: compile → sass → correctness → hazards → speed.
 
-    from course.exercise import check_source, load
+    from course.autograder import check_source, load
     verdict = check_source(load("m06-e1"), text, "my_kernel.cu")
     print(verdict.text())
 
@@ -13,10 +13,10 @@ from __future__ import annotations
 import os
 from datetime import datetime
 
-from course.exercise import gpu, static
-from course.exercise.learner import program_name, read_source_file, sha256, validate_source_text
-from course.exercise.spec import ExerciseSpec
-from course.exercise.verdict import CheckResult, Verdict
+from course.autograder import gpu, static
+from course.autograder.learner import program_name, read_source_file, sha256, validate_source_text
+from course.autograder.spec import ExerciseSpec
+from course.autograder.verdict import CheckResult, Verdict
 
 CPU_ONLY_ENV = "COURSE_EXERCISE_CPU_ONLY"   # "1": behave as if there were no GPU (tests, instructors' laptops)
 
