@@ -62,6 +62,7 @@ __all__ = [
 
 SCHEMA = "sgemm-course-progress"
 SCHEMA_VERSION = 1
+MAX_DEPTH = 64          # a real progress file nests about 6 levels; deeper is damage (or mischief)
 DATA_ENV = "SGEMM_COURSE_DATA"
 FILE_NAME = "progress.json"
 
@@ -122,8 +123,12 @@ def validate_exercise_attempt(attempt) -> bool:
 
 def _state_problems(data) -> str | None:
     """None when data is a valid current-version state, else a short reason."""
+    from course.submission import json_depth
+
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         return "진행 파일 형식이 아닙니다"
+    if json_depth(data, MAX_DEPTH) > MAX_DEPTH:
+        return f"값이 너무 깊게 중첩되어 있습니다 ({MAX_DEPTH}단계 초과)"
     if not _is_int(data.get("schema_version")):
         return "schema_version이 정수가 아닙니다"
     if not isinstance(data.get("attempts"), list):
@@ -145,16 +150,29 @@ def _state_problems(data) -> str | None:
     return None
 
 
+def _loads(raw: bytes):
+    """The parsed file, or None when it is not JSON of any shape we can hold (nesting included)."""
+    from course.submission import json_depth
+
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return data if json_depth(data, MAX_DEPTH) <= MAX_DEPTH else None
+
+
 def _salvage_attempts(text: str, valid=validate_attempt) -> list[dict]:
     """Every attempt object (as `valid` recognises it) that can still be decoded in a damaged file."""
+    from course.submission import json_depth
+
     decoder = json.JSONDecoder()
     found, position = [], text.find("{")
     while position != -1:
         try:
             obj, end = decoder.raw_decode(text, position)
-        except ValueError:
+        except (ValueError, RecursionError):
             obj, end = None, position + 1
-        if valid(obj):
+        if valid(obj) and json_depth(obj, MAX_DEPTH) <= MAX_DEPTH:
             found.append(obj)
             position = text.find("{", end)
         else:
@@ -351,10 +369,7 @@ class ProgressStore:
             self._atomic_write(self.path, json.dumps(restored, ensure_ascii=False, indent=1).encode("utf-8"))
             return restored
         raw = self.path.read_bytes()
-        try:
-            data = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            data = None
+        data = _loads(raw)
         if isinstance(data, dict) and data.get("schema") == SCHEMA and _is_int(data.get("schema_version")) \
                 and data["schema_version"] > SCHEMA_VERSION:
             self.read_only = True
@@ -395,8 +410,8 @@ class ProgressStore:
 
     def _read_backup(self) -> dict | None:
         try:
-            data = json.loads(self.backup_path.read_bytes().decode("utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError):
+            data = _loads(self.backup_path.read_bytes())
+        except OSError:
             return None
         if _state_problems(data) is not None or data["schema_version"] > SCHEMA_VERSION:
             return None

@@ -33,8 +33,12 @@ __all__ = [
 POLICIES = ("strict", "advisory", "off")
 CONFIG_ENV = "SGEMM_COURSE_CONFIG"
 
+DEFAULT_ATTEMPTS_BEFORE_VARIANT = 2
+MAX_ATTEMPTS_BEFORE_VARIANT = 100
+
 DEFAULT_SETTINGS = {
     "gating_policy": "strict",
+    "attempts_before_variant": DEFAULT_ATTEMPTS_BEFORE_VARIANT,
     "checkpoints": {
         "6": {"pass_count": 6, "question_count": 8, "title": "모듈 6 숙달 체크포인트"},
         "9": {"pass_count": 8, "question_count": 10, "title": "모듈 9 최종 체크포인트"},
@@ -80,6 +84,9 @@ class CourseSettings:
     gates: dict = field(default_factory=dict)         # gated module -> required module
     pages: dict = field(default_factory=dict)         # module -> docname under book/
     source: str = "defaults"
+    # Checkpoint attempts that show the questions as written; every later attempt draws a variant
+    # (course.variants). 0: a variant from the first attempt.
+    attempts_before_variant: int = DEFAULT_ATTEMPTS_BEFORE_VARIANT
 
     def checkpoint(self, module: int) -> Checkpoint | None:
         return self.checkpoints.get(int(module))
@@ -146,7 +153,11 @@ def settings_from_dict(raw: dict, source: str = "dict") -> CourseSettings:
         if not isinstance(value, str) or not value:
             raise SettingsError(f"{with_particle(f'{where}.pages.{key}', '는', strict=False)} 문서 이름(docname) 문자열이어야 합니다")
         pages[_module_key(key, f"{where}.pages")] = value
-    return CourseSettings(policy, checkpoints, gates, pages, source)
+    attempts = raw.get("attempts_before_variant", DEFAULT_ATTEMPTS_BEFORE_VARIANT)
+    if isinstance(attempts, bool) or not isinstance(attempts, int) or not 0 <= attempts <= MAX_ATTEMPTS_BEFORE_VARIANT:
+        raise SettingsError(f"{where}.attempts_before_variant는 0 이상 {MAX_ATTEMPTS_BEFORE_VARIANT} 이하의 정수여야 "
+                            f"합니다 (받은 값: {attempts!r})")
+    return CourseSettings(policy, checkpoints, gates, pages, source, attempts)
 
 
 def _module_key(key, where: str) -> int:

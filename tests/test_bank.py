@@ -56,7 +56,7 @@ def test_fixture_bank_loads_into_dataclasses():
 
 def test_digest_changes_with_content(tmp_path, valid_data):
     first = load_bank_file(write_bank(tmp_path, valid_data)).digest
-    question(valid_data, "m06-q03")["answer"]["value"] = 4096
+    question(valid_data, "m06-q03")["explanation"] += "\n덧붙인 줄."
     assert load_bank_file(write_bank(tmp_path, valid_data)).digest != first
 
 

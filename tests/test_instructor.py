@@ -82,15 +82,17 @@ def test_grade_folder_end_to_end(submissions, tmp_path):
     proc = run_cli("grade", "--module", 6, "--submissions", submissions, "--out", out, "--summary", summary)
     assert proc.returncode == 3, proc.stderr          # graded, with problems listed
     rows = read_csv(out)
-    assert list(rows[0])[:8] == ["student_id", "student_name", "module", "score", "max_score", "correct_count",
-                                 "passed", "attempt_time"]
-    assert list(rows[0])[8:] == list(BANK.ids)
+    assert list(rows[0])[:11] == ["student_id", "student_name", "module", "score", "max_score", "correct_count",
+                                  "passed", "attempt_time", "attempt", "file", "warnings"]
+    assert list(rows[0])[11:] == list(BANK.ids)
     by_id = {r["student_id"]: r for r in rows}
     assert sorted(by_id) == ["A1", "B2", "C3"]
     a = by_id["A1"]
     assert (a["student_name"], a["module"], a["score"], a["max_score"], a["correct_count"], a["passed"]) == \
         ("가", "6", "7", "8", "7", "yes")
     assert a["attempt_time"] == "2026-11-22T11:00:00.000Z" and a["m06-q08"] == "pending"
+    assert (a["file"], a["attempt"], a["warnings"]) == ("a_new.json", "", "")      # a form: no attempt number
+    assert by_id["B2"]["file"] == "nested/b.json" and by_id["B2"]["warnings"] == "no_integrity"
     b = by_id["B2"]
     assert (b["correct_count"], b["passed"], b["m06-q01"], b["m06-q02"], b["m06-q05"]) == ("4", "no", "0", "0.5", "0")
     assert b["score"] == "4.5"
@@ -283,7 +285,7 @@ def assert_no_cell_runs(cells):
 def test_safe_cell_rules():
     assert safe_cell('=HYPERLINK("http://x","y")') == '\'=HYPERLINK("http://x","y")'
     for text in INJECTIONS:
-        assert safe_cell(text) == "'" + text, repr(text)
+        assert safe_cell(text) == "'" + text.replace("\r", "\\r"), repr(text)   # a CR is made visible too
     assert safe_cell(-3) == -3 and safe_cell(-0.5) == -0.5 and safe_cell(2.0) == 2
     assert safe_cell(1 / 3) == 0.3333
     assert safe_cell("-3") == "'-3"                    # text that looks like a number is still text
@@ -397,9 +399,11 @@ def test_recorded_choice_order_is_checked_against_its_seed(tmp_path):
     good = build_submission(BANK, {"id": "P1", "name": ""}, ALL_RIGHT, {}, submitted_at="2026-11-22T10:00:00.000Z",
                             presentation={"learner": "abc123", "attempt": 2, "choice_order": order})
     write(folder, "good.json", good)
-    wrong = dict(order, **{"m06-q01": sorted(order["m06-q01"], reverse=order["m06-q01"] == sorted(order["m06-q01"]))})
+    order2 = {q.id: shuffled_ids([c.id for c in q.choices], "def456", 2, q.id) for q in BANK.questions if q.choices}
+    wrong = dict(order2, **{"m06-q01": sorted(order2["m06-q01"],
+                                              reverse=order2["m06-q01"] == sorted(order2["m06-q01"]))})
     bad = build_submission(BANK, {"id": "P2", "name": ""}, ALL_RIGHT, {}, submitted_at="2026-11-22T10:00:00.000Z",
-                           presentation={"learner": "abc123", "attempt": 2, "choice_order": wrong})
+                           presentation={"learner": "def456", "attempt": 2, "choice_order": wrong})
     write(folder, "bad.json", bad)
     broken = build_submission(BANK, {"id": "P3", "name": ""}, ALL_RIGHT, {}, submitted_at="2026-11-22T10:00:00.000Z",
                               presentation={"learner": "abc123", "attempt": 0, "choice_order": "a,b"})
