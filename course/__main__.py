@@ -79,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
                             "list of skipped and noted files (default: <gradebook>_problems.csv beside it)")
     grade.add_argument("--manual-marks", metavar="CSV",
                        help="서술형 수동 채점 (student_id,question_id,mark 0-1) / manual marks for free answers")
-    grade.add_argument("--pass-count", type=int, metavar="N",
+    grade.add_argument("--pass-count", type=_pass_count, metavar="N",
                        help="통과 기준 문항 수 (기본값: _config.yml) / pass count override (default: _config.yml)")
     grade.add_argument("--require-integrity", action="store_true",
                        help="무결성 값 없는 파일도 건너뜀 / also skip files without an integrity digest")
@@ -107,15 +107,30 @@ def _parser() -> argparse.ArgumentParser:
                     "code on this machine's GPU.",
         epilog="종료 코드 / exit codes: 0 모두 검사함 (all checked); 1 검사한 제출 없음 (nothing checked); "
                "2 사용법 오류 (usage error); 3 건너뛰거나 참고가 붙은 파일이 있음, problems CSV 참고 (some files skipped).")
-    code.add_argument("--exercise", required=True, metavar="ID", help="실습 번호 / exercise id (예: m06-e1)")
+    code.add_argument("--exercise", required=True, metavar="ID", type=exercise_cli.exercise_id,
+                      help="실습 번호 / exercise id (예: m06-e1)")
     code.add_argument("--submissions", required=True, metavar="DIR", help="제출 폴더 / folder of .cu submissions")
     code.add_argument("--out", required=True, metavar="CSV", help="결과 CSV / result CSV to write")
     code.add_argument("--problems", metavar="CSV",
                       help="건너뛴 파일 목록 (기본값: <이름>_problems.csv) / skipped files (default: <out>_problems.csv)")
-    code.add_argument("--time-limit", type=float, default=90.0, metavar="S",
+    code.add_argument("--time-limit", type=exercise_cli.time_limit, default=90.0, metavar="S",
                       help="하위 프로세스마다의 제한 시간(초, 기본 90) / per-subprocess time limit in seconds")
+    code.add_argument("--seed", type=exercise_cli.seed_value, metavar="N",
+                      help="모든 파일에 같은 시드 (기본: 파일마다 새 시드, CSV의 seed 열에 기록) / one seed for every "
+                           "file (default: a fresh one per file, in the CSV's seed column)")
     code.add_argument("--no-gpu", action="store_true", help="컴파일과 SASS만 / compile and SASS checks only")
     return parser
+
+
+def _pass_count(text: str) -> int:
+    """argparse type: a count of questions, 1 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"통과 기준은 문항 수(1 이상의 정수)여야 합니다 (받은 값: {text!r})") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"통과 기준은 1 이상이어야 합니다 (받은 값: {text!r})")
+    return value
 
 
 def _export_form(args) -> int:
@@ -139,6 +154,9 @@ def _grade(args) -> int:
         print(f"오류 (error): 제출 폴더가 없습니다: {folder}", file=sys.stderr)
         return EXIT_USAGE
     pass_count = args.pass_count
+    if pass_count is not None and pass_count > len(bank.ids):
+        print(f"오류 (error): --pass-count {pass_count}이(가) 문항 수 {len(bank.ids)}보다 큽니다", file=sys.stderr)
+        return EXIT_USAGE
     if pass_count is None:
         checkpoint = load_settings(args.config).checkpoint(args.module)
         pass_count = checkpoint.pass_count if checkpoint else None
@@ -218,13 +236,13 @@ def _grade_code(args) -> int:
         return EXIT_USAGE
     print("주의: 학생이 낸 코드를 이 머신에서 실행합니다 (this runs learners' code).", file=sys.stderr)
     report = grade_code(spec, folder, args.time_limit, args.no_gpu,
-                        progress=lambda line: print(line, file=sys.stderr, flush=True))
+                        progress=lambda line: print(line, file=sys.stderr, flush=True), seed=args.seed)
     problems_csv = args.problems or instructor.problems_path_for(args.out)
     write_report(report, args.out, problems_csv)
     passed = sum(1 for r in report.rows if r.verdict and r.verdict["passed"])
     print(f"검사(checked): {len(report.rows)}개, 모두 통과(passed): {passed}개, 건너뜀(skipped): {len(report.skipped)}개")
     for p in report.problems:
-        print(f"  {p.outcome}  {p.file}: {p.reason}")
+        print(f"  {p.outcome}  {instructor.printable(p.file)}: {instructor.printable(p.reason)}")
     print(f"결과 (results): {args.out}; 문제 목록 (problems): {problems_csv} ({len(report.problems)}건)")
     if not report.rows:
         return EXIT_NOTHING_GRADED

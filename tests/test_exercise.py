@@ -105,7 +105,8 @@ def test_wrong_sass_attempts_fail_their_rule_on_the_cpu(exercise_id):
         pytest.skip("NVRTC 또는 cuobjdump가 없습니다")
     s = BY_ID[exercise_id]
     for w in s.wrong_attempts:
-        if w.diagnosis in ("local_memory", "missing_instruction", "too_many_registers", "compile_error"):
+        if w.diagnosis in ("local_memory", "missing_instruction", "too_many_registers", "compile_error",
+                           "wrong_signature"):
             verdict = check_source(s, read_source_file(s.folder / w.file), w.file)
             assert verdict.diagnosis == w.diagnosis, verdict.text()
 
@@ -258,34 +259,87 @@ def test_sass_check_names_each_rule(tmp_path):
     assert result.status == "fail" and "local_memory" in result.details["diagnoses"]
 
 
-# ----------------------------------------------------------------------------- shapes
+# ----------------------------------------------------------------------------- shapes and seeds
 
 @pytest.mark.parametrize("exercise_id", sorted(BY_ID))
 def test_shapes_honour_the_exercise_constraints(exercise_id):
     s = BY_ID[exercise_id]
-    plan = cases.correctness_cases(s)
-    assert plan == cases.correctness_cases(s)   # seeded: the same every run
-    assert len(plan) >= 10
-    for c in plan + cases.hazard_cases(s) + cases.differential_cases(s):
+    plan = cases.correctness_cases(s, seed=7)
+    assert plan == cases.correctness_cases(s, seed=7)   # seeded: the same list for the same seed
+    assert len(plan) >= 12
+    everything = plan + cases.hazard_cases(s, 7) + cases.differential_cases(s, 7) + [cases.speed_case(s)]
+    for c in everything:
         assert all(v % s.multiple_of[d] == 0 and v >= 1 for d, v in zip("MNK", (c.M, c.N, c.K)))
         if s.aligned16:
-            assert c.pad % 4 == 0
+            assert all(ld % 4 == 0 for ld in cases.leading_dims(s, c))
     assert any(c.beta == 0.0 for c in plan[:3]) and any(c.beta != 0.0 for c in plan)
-    assert any(c.pad for c in plan) and any(c.edge for c in plan) and any(not c.edge for c in plan)
-    assert all(v % s.multiple_of[d] == 0 for d, v in zip("MNK", cases.speed_shape(s)))
+    assert any(c.edge for c in plan) and any(not c.edge for c in plan)
 
 
-# ----------------------------------------------------------------------------- subprocess and sanitizer
+@pytest.mark.parametrize("exercise_id", sorted(BY_ID))
+def test_every_stage_gives_b_and_c_different_row_strides(exercise_id):
+    """A kernel that indexes C with ldb (or A with ldb ...) fails: padded rows everywhere, all three lds apart."""
+    s = BY_ID[exercise_id]
+    for seed in (0, 1, 12345):
+        plan = cases.correctness_cases(s, seed)
+        padded = [c for c in plan if c.padded]
+        assert len(padded) >= len(plan) - 1                       # one tight case (ld = width) at most
+        for stage in (padded, cases.hazard_cases(s, seed), cases.differential_cases(s, seed), [cases.speed_case(s)]):
+            for c in stage:
+                lda, ldb, ldc = cases.leading_dims(s, c)
+                assert ldb != ldc and (ldb > c.N or ldc > c.N), (exercise_id, c)
+        fixed = [c for c in padded if not c.drawn]
+        # both orders among the fixed cases: a swapped stride writes past a row in one, short of it in the other
+        assert any(c.pad_b > c.pad_c for c in fixed) and any(c.pad_b < c.pad_c for c in fixed)
 
-def _sleeper(*events) -> tuple:
-    """A stand-in worker: prints the given events, then never ends (its extra arguments are ignored)."""
-    lines = "".join(f"print(json.dumps({e!r}), flush=True); " for e in events)
-    return (sys.executable, "-c", f"import json, time; {lines}time.sleep(120)")
+
+@pytest.mark.parametrize("exercise_id", sorted(BY_ID))
+def test_whole_tile_cases_exercise_the_product(exercise_id):
+    """The 'edges only' hint needs whole-tile cases where a product bug shows: alpha != 0 and beta != 0."""
+    s = BY_ID[exercise_id]
+    whole = [c for c in cases.correctness_cases(s, 3) if not c.edge]
+    assert any(c.alpha not in (0.0, 1.0) and c.beta != 0.0 for c in whole if not c.drawn)
+    assert any(c.drawn for c in whole)                         # and one drawn from the seed
+
+
+def test_drawn_cases_change_with_the_seed_and_fixed_ones_do_not():
+    s = BY_ID["m06-e1"]
+    runs = [cases.correctness_cases(s, seed) for seed in range(6)]
+    fixed = [[c for c in run if not c.drawn] for run in runs]
+    drawn = [tuple((c.M, c.N, c.K, c.alpha, c.beta) for c in run if c.drawn) for run in runs]
+    assert all(f == fixed[0] for f in fixed)
+    assert len(set(drawn)) == len(drawn)                       # every seed draws its own shapes
+    assert all(len(d) >= 5 for d in drawn)
+    assert cases.new_seed() != cases.new_seed() or cases.new_seed() != cases.new_seed()
+    assert all(0 <= cases.new_seed() < cases.SEED_LIMIT for _ in range(20))
+
+
+def test_a_kernel_fitted_to_the_fixed_shapes_meets_shapes_it_has_not_seen():
+    """What wrong_fixed_shapes_only.cu relies on: the drawn shapes are not among the fixed ones."""
+    s = BY_ID["m05-e1"]
+    fixed = {(c.M, c.N, c.K) for c in cases.correctness_cases(s, 0) if not c.drawn}
+    for seed in range(20):
+        assert any((c.M, c.N, c.K) not in fixed for c in cases.correctness_cases(s, seed) if c.drawn)
+
+
+# ----------------------------------------------------------------------------- subprocess, status channel, printf
+
+def _fake_worker(*events, printed=(), sleep=120.0, flood_bytes=0) -> tuple:
+    """A stand-in worker: prints `printed` lines on stdout (the kernel's printf), writes `events` to the
+    status file (its last argument) and then sleeps. Extra arguments are ignored like the real worker's."""
+    script = (
+        "import json, sys, time\n"
+        "status = open(sys.argv[-1], 'a')\n"
+        f"for line in {list(printed)!r}: print(line, flush=True)\n"
+        f"sys.stdout.write('x' * {flood_bytes}); sys.stdout.flush()\n"
+        f"for e in {list(events)!r}: status.write(json.dumps(e) + '\\n'); status.flush()\n"
+        f"time.sleep({sleep})\n")
+    return (sys.executable, "-c", script)
 
 
 def test_a_worker_that_never_ends_is_killed_at_its_limit():
     ready, stage = {"event": "ready"}, {"event": "stage", "what": "33×65×17"}
-    run = gpu.run_worker({"mode": "correctness"}, time_limit=2.0, wrapper=_sleeper(ready, stage))
+    run = gpu.run_worker({"mode": "correctness"}, time_limit=2.0, wrapper=_fake_worker(ready, stage))
     assert run.timed_out and run.seconds < 30 and run.stage == "33×65×17"
     result = gpu._abnormal("correctness", run, 2.0)
     assert result.diagnosis == "timeout" and "33×65×17" in result.message_ko and "제한 시간 2초" in result.message_ko
@@ -295,14 +349,46 @@ def test_the_kernel_clock_starts_when_the_worker_is_ready():
     """A slow start (cold caches) is not the learner's time; a start that never ends is reported as such."""
     import time
 
-    slow_start = (sys.executable, "-c", "import json, time; time.sleep(3); print(json.dumps({'event': 'ready'}), "
-                                        "flush=True); time.sleep(1); print(json.dumps({'event': 'result'}), flush=True)")
+    slow_start = (sys.executable, "-c", "import json, sys, time; s = open(sys.argv[-1], 'a'); time.sleep(3); "
+                                        "s.write(json.dumps({'event': 'ready'}) + '\\n'); s.flush(); time.sleep(1); "
+                                        "s.write(json.dumps({'event': 'result'}) + '\\n'); s.flush()")
     run = gpu.run_worker({"mode": "correctness"}, time_limit=2.0, wrapper=slow_start, startup_limit=20.0)
     assert not run.timed_out and run.last("result") is not None and run.seconds >= 3
     started = time.monotonic()
-    stuck = gpu.run_worker({"mode": "correctness"}, time_limit=1.0, wrapper=_sleeper(), startup_limit=2.0)
+    stuck = gpu.run_worker({"mode": "correctness"}, time_limit=1.0, wrapper=_fake_worker(), startup_limit=2.0)
     assert stuck.timed_out and time.monotonic() - started < 30
     assert "준비" in gpu._abnormal("correctness", stuck, 1.0).message_ko
+
+
+FORGED = ['{"event": "ready"}', '{"event": "stage", "what": "FORGED STAGE"}', '{"event": "fault", "error": "forged"}',
+          '{"event": "result", "device": "forged", "cases": []}', "\x1b[2K\x1b[1A 지워진 줄"]
+
+
+def test_printed_lines_that_look_like_events_are_never_read_as_events():
+    """The kernel's printf shares nothing with the checker's status channel."""
+    events = ({"event": "ready"}, {"event": "stage", "what": "정확성 7×5×3"},
+              {"event": "result", "device": "GPU", "cases": [{"outcome": "ok"}]})
+    run = gpu.run_worker({"mode": "correctness"}, time_limit=20.0, wrapper=_fake_worker(*events, printed=FORGED, sleep=0))
+    assert not run.timed_out
+    assert [e["event"] for e in run.events] == ["ready", "stage", "result"]
+    assert run.stage == "정확성 7×5×3" and run.last("fault") is None and run.last("result")["device"] == "GPU"
+    assert gpu._abnormal("correctness", run, 20.0) is None
+    shown = gpu.kernel_output(run)
+    assert "FORGED STAGE" in shown and "\x1b" not in shown and "\\x1b" in shown   # shown, escaped, not obeyed
+
+
+def test_a_printf_flood_is_capped_and_named_when_it_runs_out_the_clock():
+    run = gpu.run_worker({"mode": "correctness"}, time_limit=2.0,
+                         wrapper=_fake_worker({"event": "ready"}, {"event": "stage", "what": "정확성 33×65×17"},
+                                              printed=['{"event": "stage", "what": "printf text"}'] * 50,
+                                              flood_bytes=3 * gpu.OUTPUT_CAP))
+    assert run.timed_out and run.stdout_bytes > gpu.OUTPUT_CAP >= len(run.stdout.encode("utf-8"))
+    result = gpu._abnormal("correctness", run, 2.0)
+    assert result.diagnosis == "timeout" and run.stage == "정확성 33×65×17"
+    assert "마지막으로 하던 일: 정확성 33×65×17" in result.message_ko and "printf text\"}. " not in result.message_ko
+    assert "printf로" in result.message_ko and f"{run.stdout_bytes:,}바이트" in result.message_ko
+    shown = result.message_ko.split("커널이 printf로 출력한 내용", 1)[1]
+    assert shown.count("\n    ") <= gpu.SHOWN_OUTPUT_LINES
 
 
 def test_fault_and_crash_events_become_fault_verdicts():
@@ -327,7 +413,7 @@ def test_sanitizer_reports_point_at_source_lines():
     assert parsed["errors"][0].startswith("Error: Race reported")
     assert [ln["line"] for ln in parsed["lines"]] == [24, 28] and parsed["lines"][0]["code"] == "line 24"
     assert "RACECHECK SUMMARY" in parsed["summary"]
-    runs = {"racecheck": gpu.WorkerRun(False, 3, [{"event": "result"}], stdout=SANITIZER_OUTPUT)}
+    runs = {"racecheck": gpu.WorkerRun(False, 3, [{"event": "result"}], sanitizer_text=SANITIZER_OUTPUT)}
     result = gpu._hazard_result(runs, [], gpu.Limits(), source)
     assert result.diagnosis == "race" and "24행" in result.message_ko and "__syncthreads()" in result.message_ko
 

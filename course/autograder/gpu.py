@@ -350,12 +350,11 @@ def _element(case: dict) -> str:
 
 
 def _values_hint(bad: list, outcomes: list, spec: ExerciseSpec) -> str:
-    """"Only with padded rows" or "only at the edges", said only when the other kind all passed."""
+    """"Only with padded rows" (the worker re-ran the case with tight rows and it was right) or "only
+    at the edges" (said only when every whole-tile case passed, one of them with alpha != 0)."""
     whole = [c for c in outcomes if not c.get("edge")]
-    tight = [c for c in outcomes if not any(c.get(k) for k in ("pad_a", "pad_b", "pad_c"))]
-    if all(any(c.get(k) for k in ("pad_a", "pad_b", "pad_c")) for c in bad) and tight \
-            and all(c["outcome"] == "ok" for c in tight):
-        return (" 행 여백이 없는 경우(ld = 열 수)에는 맞고 여백이 있는 경우에만 틀립니다: 행 주소를 K나 N이 아니라 각자의 선행 "
+    if all(c.get("tight_ok") for c in bad):
+        return (" 같은 경우를 행 여백 없이(ld = 열 수) 다시 실행하면 맞습니다: 행 주소를 K나 N이 아니라 각자의 선행 "
                 "차원(leading dimension)으로 계산하세요 (A는 lda, B는 ldb, C는 ldc).")
     product_tested = any(c["alpha"] != 0.0 for c in whole)
     if all(c.get("edge") for c in bad) and whole and product_tested and all(c["outcome"] == "ok" for c in whole):

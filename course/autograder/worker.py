@@ -351,6 +351,9 @@ def _explain_failure(kernel, junk, case: dict, poison: str, tile_rows: int, firs
     zeroed = run_case(kernel, junk, case, 0.0, poison, tile_rows, nan_junk=False)
     if _right(zeroed):
         return "uninitialized_shared", {}         # NaN from shared memory nobody wrote: zeros there, right
+    if _right(run_case(kernel, junk, {**case, "pad_a": 0, "pad_b": 0, "pad_c": 0}, 0.0, poison, tile_rows,
+                       nan_junk=False)):
+        return "wrong_values", {"tight_ok": True}  # right when rows are tight: a leading dimension mixed up
     if case["beta"] == 0.0 and not bool(cupy.isfinite(zeroed.C).all()):
         finite = run_case(kernel, junk, case, 0.0, "random", tile_rows, nan_junk=False)
         limit_abs = 1e-4 * (float(cupy.abs(finite.ref).max()) or 1.0)
