@@ -29,7 +29,7 @@ from pathlib import Path
 os.environ.setdefault("CUPY_TF32", "0")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from course.autograder import checker, gpu, load, load_all  # noqa: E402
+from course.autograder import CHECKER_VERSION, checker, gpu, load, load_all  # noqa: E402
 from course.autograder.cases import new_seed  # noqa: E402
 from course.autograder.learner import read_source_file  # noqa: E402
 from kernels.record import DATA_DIR, provenance  # noqa: E402
@@ -131,7 +131,7 @@ def print_fill_and_limits(items: list, limits) -> None:
 
 def record_of(specs, items, args, limits, started) -> tuple[dict, list]:
     record = provenance(" ".join(["python tools/record_exercises.py", *(args.argv or [])]))
-    record["checker"] = {"sanitizer": gpu.sanitizer_path(), "limits_s": asdict(limits), "speed_reps": args.reps,
+    record["checker"] = {"version": CHECKER_VERSION, "sanitizer": gpu.sanitizer_path(), "limits_s": asdict(limits), "speed_reps": args.reps,
                          "jobs": args.jobs, "seconds": round(time.monotonic() - started, 1), "seed": args.seed}
     record["exercises"] = {}
     problems = []
