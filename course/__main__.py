@@ -88,9 +88,11 @@ def _parser() -> argparse.ArgumentParser:
         "validate", help="문제 은행 검사 / validate the question banks",
         description="문제 은행을 스키마(SCHEMA.md)로 검사하고, 은행별·전체의 정답 위치 분포와 정답이 유일하게 가장 긴 "
                     "선택지인 비율을 보고합니다. 전체에서 한 위치가 하나 고르기 정답의 40%를 넘거나, 정답이 유일하게 "
-                    "가장 긴 문항이 35%를 넘으면 실패합니다. / Validate banks against SCHEMA.md and report, per bank "
-                    "and overall, where the keys sit and how often the key is the unique longest option; fail when "
-                    "one position holds over 40% of single-choice keys or the key is the unique longest in over 35%.",
+                    "가장 긴 문항이 35%를 넘거나, 모두 고르기 문항의 절반을 넘는 문항에서 같은 위치가 정답이면 "
+                    "실패합니다. / Validate banks against SCHEMA.md (variants included) and report, per bank and "
+                    "overall, where the keys sit and how often the key is the unique longest option; fail when one "
+                    "position holds over 40% of single-choice keys, the key is the unique longest in over 35%, or one "
+                    "position is a key in more than half of the multiple-answer questions.",
         epilog="종료 코드 / exit codes: 0 문제 없음 (ok); 1 정답 위치·길이 치우침 (unbalanced keys); "
                "2 스키마 오류 (schema error).")
     validate.add_argument("--module", type=int, help="한 모듈만 / only this module")

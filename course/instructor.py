@@ -115,8 +115,7 @@ def formula_start(text: str) -> bool:
 
 
 def _visible_control(ch: str) -> bool:
-    category = unicodedata.category(ch)
-    return category == "Cc" or (category == "Cf" and ch not in "\u200d")   # ZWJ keeps emoji and Hangul whole
+    return unicodedata.category(ch) in ("Cc", "Cf")
 
 
 def printable(text, keep_tabs: bool = False, keep_newlines: bool = False) -> str:
@@ -487,8 +486,10 @@ def _read_submission(path: Path):
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         return None, ("malformed", f"JSON 형식이 잘못되었습니다 ({exc.msg}, {exc.lineno}행)")
-    except (ValueError, RecursionError) as exc:
-        return None, ("malformed", f"JSON을 읽을 수 없습니다 ({type(exc).__name__})")
+    except RecursionError:
+        return None, ("malformed", "값이 너무 깊게 중첩되어 있어 읽지 않았습니다; 제출 파일이 아닙니다")
+    except ValueError as exc:
+        return None, ("malformed", f"JSON을 읽을 수 없습니다 ({type(exc).__name__}: {printable(str(exc))[:120]})")
     if json_depth(doc, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
         return None, ("malformed", f"값이 너무 깊게 중첩되어 있습니다 ({MAX_JSON_DEPTH}단계 초과); 제출 파일이 아닙니다")
     return doc, None

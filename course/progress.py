@@ -10,7 +10,10 @@ Files in that folder:
     ``best`` is recomputed from ``attempts`` at every write, so only attempts are authoritative.
     ``learner`` is an anonymous random id made once (``learner_id()``); with the attempt number
     it seeds the order of the quiz choices (course.shuffle). An attempt may carry
-    ``attempt`` (its number for the module) and ``choice_order`` ({question id: [choice ids]}).
+    ``attempt`` (its number for the module), ``choice_order`` ({question id: [choice ids]}) and
+    ``variants`` ({question id: {parameter: value}}, a checkpoint's drawn variants). ``attempt_numbers``
+    ({module: highest attempt submitted}) counts attempts submitted but not recorded, so a quiz opened
+    again never gives the same attempt (and its variant) back.
     Kernel exercises (course.autograder) add two optional keys: ``exercise_attempts`` (one compact
     verdict per check, see ``validate_exercise_attempt``) and ``exercise_hints`` ({exercise id:
     hints unlocked}). Older course versions keep both untouched when they rewrite the file.
@@ -147,6 +150,9 @@ def _state_problems(data) -> str | None:
     hints = data.get("exercise_hints", {})
     if not isinstance(hints, dict) or not all(_is_int(v) and v >= 0 for v in hints.values()):
         return "exercise_hints가 {실습: 정수} 객체가 아닙니다"
+    numbers = data.get("attempt_numbers", {})
+    if not isinstance(numbers, dict) or not all(_is_int(v) and v >= 0 for v in numbers.values()):
+        return "attempt_numbers가 {모듈: 정수} 객체가 아닙니다"
     return None
 
 
@@ -254,13 +260,27 @@ class ProgressStore:
             return self._session_learner
 
     def next_attempt_number(self, module: int) -> int:
-        """1 + the highest attempt number stored for module (attempts without one count by position)."""
+        """1 + the highest attempt number stored for module (attempts without one count by position),
+        counting attempts that were submitted but never recorded (see note_attempt)."""
         try:
-            attempts = self.attempts(module)
+            state = self.load()
         except OSError:
             return 1
+        attempts = [a for a in state["attempts"] if a.get("module") == int(module)]
         numbers = [a["attempt"] for a in attempts if _is_int(a.get("attempt"))]
+        started = (state.get("attempt_numbers") or {}).get(str(int(module)))
+        if _is_int(started):
+            numbers.append(started)
         return max([len(attempts)] + numbers) + 1
+
+    def note_attempt(self, module: int, attempt: int) -> None:
+        """Count an attempt as used once it is submitted, recorded or not (a checkpoint's feedback was
+        seen), so that reopening the quiz never gives the same attempt back."""
+        def change(state):
+            numbers = state.setdefault("attempt_numbers", {})
+            key = str(int(module))
+            numbers[key] = max(int(attempt), numbers.get(key, 0) if _is_int(numbers.get(key)) else 0)
+        self._update(change)
 
     def add_attempt(self, attempt: dict) -> dict:
         """Store a complete attempt record (see validate_attempt); returns it."""
@@ -280,6 +300,8 @@ class ProgressStore:
         extra = {}
         if presentation:
             extra = {"attempt": presentation.get("attempt"), "choice_order": presentation.get("choice_order")}
+            if presentation.get("variants"):
+                extra["variants"] = presentation["variants"]
         return self.add_attempt({
             "id": uuid.uuid4().hex,
             "module": int(module),

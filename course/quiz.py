@@ -341,6 +341,7 @@ class LabQuiz:
             return
         self.answers = answers
         self.submitted_at = self._now()
+        self._note_attempt()
         for widget in self._all_inputs():
             widget.disabled = True
         self.submit_button.layout.display = "none"
@@ -401,6 +402,13 @@ class LabQuiz:
         for toggle in self.self_buttons.values():
             toggle.disabled = self.recorded
         self.result_html.value = self._result_html(pending)
+
+    def _note_attempt(self) -> None:
+        """This attempt is used from now on, recorded or not (its feedback has been seen)."""
+        try:
+            self.store.note_attempt(self.bank.module, self.attempt)
+        except Exception:   # a read-only or unwritable progress file: the attempt stays this session's
+            pass
 
     def _variant_notice(self) -> str:
         after = self.settings.attempts_before_variant

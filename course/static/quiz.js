@@ -47,8 +47,10 @@
  * localStorage:
  *   "sgemm-course-progress"            {"schema": "sgemm-course-progress", "schema_version": 1,
  *                                       "attempts": [...], "student": {"id", "name"}, "learner": "<id>"}
- *                                      an attempt also records "attempt" (its number) and
- *                                      "choice_order" ({question id: [choice ids as shown]})
+ *                                      an attempt also records "attempt" (its number),
+ *                                      "choice_order" ({question id: [choice ids as shown]}) and on a
+ *                                      checkpoint "variants" ({question id: {parameter: value}});
+ *                                      "attempt_numbers" {module: highest attempt submitted, recorded or not}
  *   "sgemm-course-progress.corrupt.<ISO time>"  an unreadable value, kept aside before starting fresh
  *   A value with a newer schema_version is read but never overwritten (read-only mode).
  */
@@ -454,6 +456,8 @@
         var args = [expression()];
         while (isOp(",")) { take(); args.push(expression()); }
         take(")");
+        var range = FORMULA_FUNCTIONS[t[1]];
+        if (args.length < range[0] || args.length > range[1]) { throw new Error("formula: arguments of " + t[1]); }
         return ["call", t[1], args];
       }
       if (t[0] === "name") { return ["var", t[1]]; }
@@ -666,15 +670,27 @@
     return saved.learner || made;
   }
 
-  /** 1 + the highest attempt number stored for module (attempts without one count by position). */
+  /** 1 + the highest attempt number stored for module (attempts without one count by position), counting
+   *  attempts submitted but never recorded (attempt_numbers, see noteAttempt). */
   function nextAttempt(module) {
-    var count = 0, highest = 0;
-    loadProgress().attempts.forEach(function (a) {
+    var count = 0, state = loadProgress();
+    var started = isPlainObject(state.attempt_numbers) ? state.attempt_numbers[String(module)] : 0;
+    var highest = isInt(started) ? started : 0;
+    state.attempts.forEach(function (a) {
       if (a.module !== module) { return; }
       count += 1;
       if (isInt(a.attempt) && a.attempt > highest) { highest = a.attempt; }
     });
     return Math.max(count, highest) + 1;
+  }
+
+  /** An attempt is used once submitted (its feedback was seen), recorded or not: a reload never gives it back. */
+  function noteAttempt(module, attempt) {
+    updateProgress(function (state) {
+      var numbers = isPlainObject(state.attempt_numbers) ? state.attempt_numbers : (state.attempt_numbers = {});
+      var known = isInt(numbers[String(module)]) ? numbers[String(module)] : 0;
+      numbers[String(module)] = Math.max(known, attempt);
+    });
   }
 
   function bestCorrectCount(state, module) {
@@ -1019,6 +1035,7 @@
     this.submitWarning.hidden = true;
     this.answers = answers;
     this.submittedAt = new Date().toISOString();
+    noteAttempt(this.module, this.attemptNo);
     Array.prototype.forEach.call(this.container.querySelectorAll(".course-quiz-question input, .course-quiz-question textarea"),
       function (i) { i.disabled = true; });
     this.submitButton.hidden = true;
