@@ -336,6 +336,7 @@ class ProgressStore:
             "speed_ratio": (speed.get("details") or {}).get("ratio"),
             "device": verdict.get("device", ""),
             "source_sha256": verdict.get("source_sha256", ""),
+            "seed": verdict.get("seed"),
         }
         if not validate_exercise_attempt(attempt):
             raise ValueError("exercise attempt is missing fields or has wrong types")

@@ -139,10 +139,9 @@ class SharedJunk:
     def __init__(self):
         import cupy
 
-        device = cupy.cuda.Device()
-        attrs = device.attributes
-        self.bytes = int(attrs.get("MaxSharedMemoryPerBlockOptin") or attrs["MaxSharedMemoryPerBlock"])
-        self.blocks = 2 * int(attrs["MultiProcessorCount"])
+        props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
+        self.bytes = int(props.get("sharedMemPerBlockOptin") or props["sharedMemPerBlock"])
+        self.blocks = 2 * int(props["multiProcessorCount"])
         module = cupy.RawModule(code=JUNK_SOURCE, options=("-std=c++17",))
         self.fill_kernel = module.get_function("course_fill_shared")
         self.probe_kernel = module.get_function("course_probe_shared")
