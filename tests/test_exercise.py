@@ -915,3 +915,11 @@ def test_the_record_tool_tables_every_submission_with_its_reason(monkeypatch, ca
     assert "out_of_bounds" in row and " yes " in row and "처음 틀린 경우: 3번째" in row and "more" not in row
     assert " NO " in next(line for line in out.splitlines() if "wrong_signature" in line)
     assert "fill seen by a fresh block: 1.0" in out and "correctness 12 s of 60 s" in out
+
+
+@pytest.mark.parametrize("value,expected", [("30", 30.0), ("-5", 60.0), ("nan", 60.0), ("inf", 60.0), ("abc", 60.0),
+                                            ("1e9", 60.0)])
+def test_the_notebooks_time_limit_setting_is_validated(monkeypatch, value, expected):
+    from course.autograder import lab
+    monkeypatch.setenv(lab.TIME_LIMIT_ENV, value)
+    assert lab._limits().correctness == expected

@@ -7,6 +7,7 @@ the solution opens only after a first attempt (in the progress file or in this s
 from __future__ import annotations
 
 import html
+import math
 import os
 
 TIME_LIMIT_ENV = "COURSE_EXERCISE_TIME_LIMIT"
@@ -31,12 +32,15 @@ class _Note:
 def _limits():
     from course.autograder import Limits
 
+    from course.autograder.cli import MAX_TIME_LIMIT
+
     raw = os.environ.get(TIME_LIMIT_ENV)
     try:
         seconds = float(raw) if raw else None
     except ValueError:
         seconds = None
-    return Limits.uniform(seconds) if seconds and seconds > 0 else Limits()
+    usable = seconds is not None and math.isfinite(seconds) and 0 < seconds <= MAX_TIME_LIMIT
+    return Limits.uniform(seconds) if usable else Limits()
 
 
 def _exercise_id(line: str) -> str:
