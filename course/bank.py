@@ -64,7 +64,7 @@ COMMON_FIELDS = {"id", "type", "bloom", "section", "prompt", "explanation"}
 TYPE_FIELDS = {
     "single": {"choices"},
     "multiple": {"choices"},
-    "numeric": {"answer"},
+    "numeric": {"answer", "variant"},
     "code": {"code", "blanks"},
     "free": {"model_answer", "rubric"},
 }
@@ -117,6 +117,7 @@ class Question:
     blanks: tuple = ()
     model_answer: str | None = None
     rubric: tuple = ()
+    variant: object = None   # course.variants.Variant: parameters drawn per checkpoint attempt (numeric)
 
     @property
     def correct_choice_ids(self) -> tuple:
@@ -356,6 +357,10 @@ def _check_numeric(q, bad) -> None:
         bad("answer.unit", "단위(unit)가 있어야 합니다 (단위가 없으면 \"\")")
     elif not isinstance(answer["unit"], str):
         bad("answer.unit", "문자열이어야 합니다")
+    if "variant" in q:
+        from course.variants import validate_variant
+
+        validate_variant(q, bad)
 
 
 def _check_code(q, bad) -> None:
@@ -433,10 +438,16 @@ def question_from_dict(q: dict) -> Question:
     Missing descriptive fields (bloom, section, prompt, explanation) default to "" so that
     grading tables can name only what grading needs; validation is validate_bank_data's job.
     """
+    from course.variants import render_template, variant_from_dict
+
     answer = q.get("answer")
+    variant = variant_from_dict(q) if q.get("type") == "numeric" else None
+    prompt = (q.get("prompt") or "").rstrip()
+    if variant is not None and "template" not in q["variant"]:
+        prompt = render_template(variant.template, variant.base).rstrip()   # the base question, as written
     return Question(
         id=q["id"], type=q["type"], bloom=q.get("bloom", ""), section=(q.get("section") or "").strip(),
-        prompt=(q.get("prompt") or "").rstrip(), explanation=(q.get("explanation") or "").rstrip(),
+        prompt=prompt, explanation=(q.get("explanation") or "").rstrip(), variant=variant,
         choices=tuple(Choice(str(c["id"]), c["text"], c["correct"]) for c in q.get("choices") or ()),
         answer=NumericAnswer(float(answer["value"]), float(answer["tolerance"]), answer["unit"]) if answer else None,
         code=q.get("code", None) and q["code"].rstrip("\n"),
@@ -483,6 +494,8 @@ def answer_key(bank: Bank) -> dict:
             item["correct"] = list(q.correct_choice_ids)
         elif q.type == "numeric":
             item["answer"] = {"value": q.answer.value, "tolerance": q.answer.tolerance, "unit": q.answer.unit}
+            if q.variant is not None:
+                item["variant"] = q.variant.to_dict()
         elif q.type == "code":
             item["blanks"] = {b.id: list(b.accept) for b in q.blanks}
         else:
@@ -503,6 +516,8 @@ def site_payload(bank: Bank) -> dict:
             item["choices"] = [{"id": c.id, "text": c.text, "correct": c.correct} for c in q.choices]
         elif q.type == "numeric":
             item["answer"] = {"value": q.answer.value, "tolerance": q.answer.tolerance, "unit": q.answer.unit}
+            if q.variant is not None:
+                item["variant"] = q.variant.to_dict()
         elif q.type == "code":
             item["code"] = q.code
             item["blanks"] = [{"id": b.id, "accept": list(b.accept)} for b in q.blanks]
@@ -517,7 +532,7 @@ def site_payload(bank: Bank) -> dict:
 
 MAX_KEY_POSITION_SHARE = 0.40    # no position may hold more than this share of single-choice keys
 MAX_KEY_LONGEST_SHARE = 0.35     # the key may be the unique longest option in at most this share
-MAX_MULTIPLE_POSITION_SHARE = 0.80  # no position may be a key in more than this share of multiple-choice items
+MAX_MULTIPLE_POSITION_SHARE = 0.50  # no position may be a key in more than half of the multiple-choice items
 MIN_MULTIPLE_FOR_RULE = 5           # ... judged once there are this many (fewer cannot show a pattern)
 
 

@@ -48,6 +48,9 @@ def default_settings() -> dict:
     """course_settings as the syllabus alone gives them (policy strict)."""
     return {"gating_policy": "strict", **_syllabus.load().course_settings()}
 
+DEFAULT_ATTEMPTS_BEFORE_VARIANT = 2
+MAX_ATTEMPTS_BEFORE_VARIANT = 100
+
 
 class SettingsError(ValueError):
     """course_settings is malformed; the message is Korean and names the key."""
@@ -59,7 +62,7 @@ class Checkpoint:
     pass_count: int
     question_count: int
     title: str
-    # Kernel exercises (course.exercise ids) that must also pass, checked where the learner runs
+    # Kernel exercises (ids of course/exercises/) that must also pass, checked where the learner runs
     # them (JupyterLab); empty by default. The static site cannot run kernels and gates on the quiz.
     exercises: tuple = ()
 
@@ -76,6 +79,9 @@ class CourseSettings:
     gates: dict = field(default_factory=dict)         # gated module -> required module
     pages: dict = field(default_factory=dict)         # module -> docname under book/
     source: str = "defaults"
+    # Checkpoint attempts that show the questions as written; every later attempt draws a variant
+    # (course.variants). 0: a variant from the first attempt.
+    attempts_before_variant: int = DEFAULT_ATTEMPTS_BEFORE_VARIANT
 
     def checkpoint(self, module: int) -> Checkpoint | None:
         return self.checkpoints.get(int(module))
@@ -90,6 +96,7 @@ class CourseSettings:
         """What the site's script reads as window.COURSE_SETTINGS (string keys, as in _config.yml)."""
         return {
             "gating_policy": self.gating_policy,
+            "attempts_before_variant": self.attempts_before_variant,
             "checkpoints": {str(m): {"pass_count": c.pass_count, "question_count": c.question_count,
                                      "title": c.title, "exercises": list(c.exercises)}
                             for m, c in self.checkpoints.items()},
@@ -170,7 +177,11 @@ def settings_from_dict(raw: dict, source: str = "dict") -> CourseSettings:
             value.update(given)
         checkpoints[module] = _checkpoint(module, value, f"{where}.checkpoints.{module}")
     gates = {gated: required for gated, required in course.gates().items()}
-    return CourseSettings(policy, checkpoints, gates, course.pages(), source)
+    attempts = raw.get("attempts_before_variant", DEFAULT_ATTEMPTS_BEFORE_VARIANT)
+    if isinstance(attempts, bool) or not isinstance(attempts, int) or not 0 <= attempts <= MAX_ATTEMPTS_BEFORE_VARIANT:
+        raise SettingsError(f"{where}.attempts_before_variant는 0 이상 {MAX_ATTEMPTS_BEFORE_VARIANT} 이하의 정수여야 "
+                            f"합니다 (받은 값: {attempts!r})")
+    return CourseSettings(policy, checkpoints, gates, course.pages(), source, attempts)
 
 
 def _normalised(mapping, where: str) -> dict:

@@ -101,7 +101,7 @@ def test_particle_problems(text, found):
 
 SOURCES = sorted(p for p in [*REPO.glob("book/**/*.md"), *REPO.glob("course/banks/*.yaml"), *REPO.glob("sims/*.py"),
                              *REPO.glob("course/*.py"), *REPO.glob("course/facts/*.py"),
-                             *REPO.glob("course/exercise/*.py"), *REPO.glob("course/static/*.js")]
+                             *REPO.glob("course/autograder/*.py"), *REPO.glob("course/static/*.js")]
                  if not any(part.startswith(".") or part == "_build" for part in p.relative_to(REPO).parts)
                  and p.name != "korean.py")
 

@@ -16,6 +16,12 @@
  * (course/shuffle.py does the same in Python; tests/test_quiz_js.py compares). Every choice shows
  * its id, "(b)", because explanations, feedback and the instructor's key name choices by id.
  *
+ * Checkpoints measure instead of teaching: the letters follow the order shown (a letter says nothing
+ * about a choice), feedback names the wrong questions and the chapter section to review but never a
+ * key, a model answer or an explanation, and after course_settings.attempts_before_variant attempts
+ * every numeric question with a variant shows values drawn for that attempt, its key computed from
+ * them (course/variants.py draws the same; the submission records them under presentation.variants).
+ *
  * Stable data attributes this script creates (used by tests/test_site_quiz.py):
  *   .course-quiz[data-quiz-state]        "ready" | "submitted" (free items await self-assessment) | "final"
  *   .course-quiz[data-quiz-learner][data-quiz-attempt]      the seed of the choice order shown
@@ -33,6 +39,7 @@
  *   [data-quiz-result]                                      result summary
  *   [data-quiz-banner][data-quiz-passed="true" | "false"]   checkpoint pass/fail banner
  *   [data-quiz-download-status]                             message after a download
+ *   [data-quiz-review]                                      checkpoint feedback: where to review (no key)
  *   [data-course-gate-notice][data-gate-state="locked" | "advisory" | "open"], a[data-course-gate-link]
  *   [data-course-gated-hidden]                              article content hidden by a strict gate
  *   [data-course-notice]                                    storage notices (recovered / read-only / unavailable)
@@ -40,8 +47,10 @@
  * localStorage:
  *   "sgemm-course-progress"            {"schema": "sgemm-course-progress", "schema_version": 1,
  *                                       "attempts": [...], "student": {"id", "name"}, "learner": "<id>"}
- *                                      an attempt also records "attempt" (its number) and
- *                                      "choice_order" ({question id: [choice ids as shown]})
+ *                                      an attempt also records "attempt" (its number),
+ *                                      "choice_order" ({question id: [choice ids as shown]}) and on a
+ *                                      checkpoint "variants" ({question id: {parameter: value}});
+ *                                      "attempt_numbers" {module: highest attempt submitted, recorded or not}
  *   "sgemm-course-progress.corrupt.<ISO time>"  an unreadable value, kept aside before starting fresh
  *   A value with a newer schema_version is read but never overwritten (read-only mode).
  */
@@ -396,6 +405,147 @@
     return toHex(bytes.buffer);
   }
 
+  // ------------------------------------------------------------------ checkpoint variants (mirrors variants.py)
+  // A numeric question may carry variant = {template, params: [{name, values, base}], key}: attempts
+  // after settings.attempts_before_variant show values drawn for that attempt, and the key is the
+  // formula computed from them. The formula is parsed here (numbers, names, + - * /, parentheses,
+  // unary minus, min max floor ceil), never evaluated as code.
+  var FORMULA_FUNCTIONS = { min: [1, Infinity], max: [1, Infinity], floor: [1, 1], ceil: [1, 1] };
+  var PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\|\s*([^{}\s]+)\s*)?\}\}/g;
+  var DEFAULT_ATTEMPTS_BEFORE_VARIANT = 2;
+
+  function formulaTokens(text) {
+    var out = [], pattern = /\s*(?:(\d+(?:\.\d+)?)|([A-Za-z_][A-Za-z0-9_]*)|(.))/g, m;
+    text = String(text).replace(/\s+$/, "");
+    pattern.lastIndex = 0;
+    while (pattern.lastIndex < text.length && (m = pattern.exec(text)) !== null) {
+      if (m[1] !== undefined) { out.push(["num", m[1]]); }
+      else if (m[2] !== undefined) { out.push(["name", m[2]]); }
+      else if ("+-*/(),".indexOf(m[3]) !== -1) { out.push(["op", m[3]]); }
+      else { throw new Error("formula: unexpected " + m[3]); }
+    }
+    return out;
+  }
+
+  /** The formula as nested arrays, the same tree as variants.parse_formula. */
+  function parseFormula(text) {
+    var tokens = formulaTokens(text), i = 0;
+    function peek() { return tokens[i] || ["end", ""]; }
+    function isOp(v) { var t = peek(); return t[0] === "op" && t[1] === v; }
+    function take(v) {
+      if (v !== undefined && !isOp(v)) { throw new Error("formula: expected " + v); }
+      return tokens[i++] || ["end", ""];
+    }
+    function expression() {
+      var node = term();
+      while (isOp("+") || isOp("-")) { node = [take()[1], node, term()]; }
+      return node;
+    }
+    function term() {
+      var node = unary();
+      while (isOp("*") || isOp("/")) { node = [take()[1], node, unary()]; }
+      return node;
+    }
+    function unary() { if (isOp("-")) { take(); return ["neg", unary()]; } return primary(); }
+    function primary() {
+      var t = take();
+      if (t[0] === "num") { return ["num", Number(t[1])]; }
+      if (t[0] === "name" && isOp("(")) {
+        if (!FORMULA_FUNCTIONS.hasOwnProperty(t[1])) { throw new Error("formula: unknown function " + t[1]); }
+        take("(");
+        var args = [expression()];
+        while (isOp(",")) { take(); args.push(expression()); }
+        take(")");
+        var range = FORMULA_FUNCTIONS[t[1]];
+        if (args.length < range[0] || args.length > range[1]) { throw new Error("formula: arguments of " + t[1]); }
+        return ["call", t[1], args];
+      }
+      if (t[0] === "name") { return ["var", t[1]]; }
+      if (t[0] === "op" && t[1] === "(") { var inner = expression(); take(")"); return inner; }
+      throw new Error("formula: unexpected end");
+    }
+    var tree = expression();
+    if (peek()[0] !== "end") { throw new Error("formula: trailing input"); }
+    return tree;
+  }
+
+  function evalFormula(tree, params) {
+    switch (tree[0]) {
+      case "num": return tree[1];
+      case "var": return Number(params[tree[1]]);
+      case "neg": return -evalFormula(tree[1], params);
+      case "call":
+        var args = tree[2].map(function (a) { return evalFormula(a, params); });
+        return Math[tree[1]].apply(null, args);
+      case "+": return evalFormula(tree[1], params) + evalFormula(tree[2], params);
+      case "-": return evalFormula(tree[1], params) - evalFormula(tree[2], params);
+      case "*": return evalFormula(tree[1], params) * evalFormula(tree[2], params);
+      default: return evalFormula(tree[1], params) / evalFormula(tree[2], params);
+    }
+  }
+
+  function renderTemplate(template, params) {
+    return String(template).replace(PLACEHOLDER, function (_, name, form) {
+      var text = String(Number(params[name]));
+      return form ? withParticle(text, form) : text;
+    });
+  }
+
+  /** Every combination of parameter values except the base one, in itertools.product order. */
+  function variantCombinations(variant) {
+    var combos = [{}];
+    variant.params.forEach(function (p) {
+      var next = [];
+      combos.forEach(function (c) {
+        p.values.forEach(function (v) { var d = {}; Object.keys(c).forEach(function (k) { d[k] = c[k]; }); d[p.name] = v; next.push(d); });
+      });
+      combos = next;
+    });
+    return combos.filter(function (c) {
+      return !variant.params.every(function (p) { return c[p.name] === p.base; });
+    });
+  }
+
+  function drawParams(variant, learner, attempt, qid) {
+    var combos = variantCombinations(variant);
+    var next = mulberry32(fnv1a32(learner + ":" + attempt + ":" + qid + ":variant"));
+    return combos[next() % combos.length];
+  }
+
+  function variantQuestion(q, params) {
+    var out = {};
+    Object.keys(q).forEach(function (k) { out[k] = q[k]; });
+    out.prompt = renderTemplate(q.variant.template, params).replace(/\s+$/, "");
+    out.answer = { value: evalFormula(parseFormula(q.variant.key), params), tolerance: q.answer.tolerance, unit: q.answer.unit };
+    return out;
+  }
+
+  function attemptsBeforeVariant(checkpoint) {
+    var n = settings().attempts_before_variant;
+    if (!isInt(n) && checkpoint) { n = checkpoint.attempts_before_variant; }
+    return isInt(n) && n >= 0 ? n : DEFAULT_ATTEMPTS_BEFORE_VARIANT;
+  }
+
+  /** The bank as this attempt shows it: on a checkpoint past the first attempts, numeric questions with
+   *  a variant get values drawn for (learner, attempt); variants records them ({} when none). */
+  function presentedBank(bank, learner, attempt, checkpoint) {
+    var out = {}, variants = {};
+    Object.keys(bank).forEach(function (k) { out[k] = bank[k]; });
+    var drawing = !!checkpoint && attempt > attemptsBeforeVariant(checkpoint);
+    out.questions = bank.questions.map(function (q) {
+      if (!drawing || !q.variant) { return q; }
+      variants[q.id] = drawParams(q.variant, learner, attempt, q.id);
+      return variantQuestion(q, variants[q.id]);
+    });
+    out.variants = variants;
+    return out;
+  }
+
+  function withVariants(presentation, variants) {
+    if (variants && Object.keys(variants).length) { presentation.variants = variants; }
+    return presentation;
+  }
+
   // ------------------------------------------------------------------ progress in localStorage
   var STORAGE_KEY = "sgemm-course-progress";
   var CORRUPT_PREFIX = "sgemm-course-progress.corrupt.";
@@ -520,15 +670,27 @@
     return saved.learner || made;
   }
 
-  /** 1 + the highest attempt number stored for module (attempts without one count by position). */
+  /** 1 + the highest attempt number stored for module (attempts without one count by position), counting
+   *  attempts submitted but never recorded (attempt_numbers, see noteAttempt). */
   function nextAttempt(module) {
-    var count = 0, highest = 0;
-    loadProgress().attempts.forEach(function (a) {
+    var count = 0, state = loadProgress();
+    var started = isPlainObject(state.attempt_numbers) ? state.attempt_numbers[String(module)] : 0;
+    var highest = isInt(started) ? started : 0;
+    state.attempts.forEach(function (a) {
       if (a.module !== module) { return; }
       count += 1;
       if (isInt(a.attempt) && a.attempt > highest) { highest = a.attempt; }
     });
     return Math.max(count, highest) + 1;
+  }
+
+  /** An attempt is used once submitted (its feedback was seen), recorded or not: a reload never gives it back. */
+  function noteAttempt(module, attempt) {
+    updateProgress(function (state) {
+      var numbers = isPlainObject(state.attempt_numbers) ? state.attempt_numbers : (state.attempt_numbers = {});
+      var known = isInt(numbers[String(module)]) ? numbers[String(module)] : 0;
+      numbers[String(module)] = Math.max(known, attempt);
+    });
   }
 
   function bestCorrectCount(state, module) {
@@ -639,6 +801,57 @@
     single: "하나 고르기", multiple: "모두 고르기", numeric: "수치 답", code: "코드 빈칸", free: "서술형"
   };
 
+  // ------------------------------------------------------------------ checkpoint feedback (measures, never teaches the key)
+  var POSITION_LETTERS = "abcdefghij";
+
+  /** The tag before a choice: its id, or on a checkpoint the letter of its place in this attempt's order. */
+  function choiceTag(checkpoint, id, position) {
+    return "(" + (checkpoint && position < POSITION_LETTERS.length ? POSITION_LETTERS.charAt(position) : id) + ")";
+  }
+
+  function reviewLink(module, section) {
+    return [el("a", { href: pageLink(module), text: pageLink(module).replace(/\.html$/, "") }), "의 〈" + (section || "본문") + "〉"];
+  }
+
+  /** Feedback on a checkpoint: right or wrong, and where in the chapter to review; no key, no model
+   *  answer, no explanation, no marks on the choices. Free items: self-assessment against the chapter. */
+  function showCheckpointFeedback(quiz, q, r) {
+    var block = quiz.blocks[q.id];
+    var box = block.querySelector("[data-quiz-feedback]");
+    while (box.firstChild) { box.removeChild(box.firstChild); }
+    box.hidden = false;
+    box.setAttribute("data-quiz-status", r.status);
+    block.setAttribute("data-quiz-status", r.status);
+    var head = STATUS_TEXT[r.status] || r.status;
+    if (r.status === "partial") { head += " (" + formatScore(r.score) + "점)"; }
+    if (r.status === "invalid" && r.message) { head += " — " + r.message; }
+    box.appendChild(el("p", { "class": "course-quiz-status course-quiz-status-" + r.status, text: head }));
+    if (q.type === "free" && (r.status === "pending" || r.status === "self")) {
+      box.appendChild(el("p", { "data-quiz-review": true }, ["체크포인트에서는 모범 답안을 보여 주지 않습니다. "]
+        .concat(reviewLink(quiz.module, q.section), [" 부분을 다시 읽고, 내 답이 그 내용을 담았는지 스스로 판단하세요."])));
+      var buttons = el("p", { "class": "course-quiz-self" }, ["자기 평가(self-assessment): "]);
+      [[true, "맞음"], [false, "틀림"]].forEach(function (pair) {
+        var button = el("button", { type: "button", "class": "course-quiz-button", "data-quiz-self": String(pair[0]),
+          "aria-pressed": String(quiz.selfAssessment[q.id] === pair[0]), disabled: quiz.recorded, text: pair[1] });
+        button.addEventListener("click", function () { quiz.selfAssessment[q.id] = pair[0]; quiz.regrade(); });
+        buttons.appendChild(button);
+        buttons.appendChild(document.createTextNode(" "));
+      });
+      box.appendChild(buttons);
+    } else if (!r.correct) {
+      box.appendChild(el("p", { "data-quiz-review": true }, ["복습할 곳: "].concat(reviewLink(quiz.module, q.section))));
+    }
+  }
+
+  function retryAdvice(quiz) {
+    var text = "문항마다 적힌 복습할 곳을 다시 읽고 '다시 풀기'로 도전하세요.";
+    var hasVariant = quiz.baseBank.questions.some(function (q) { return !!q.variant; });
+    if (hasVariant && quiz.attemptNo >= attemptsBeforeVariant(quiz.checkpoint)) {
+      text += " 다음 시도부터는 수치 문항의 값이 시도마다 바뀝니다.";
+    }
+    return text;
+  }
+
   // ------------------------------------------------------------------ quiz widget
   var BLANK_SPLIT = /___\(([A-Za-z0-9_-]+)\)___/;
 
@@ -659,10 +872,12 @@
   };
 
   Quiz.prototype.presentation = function () {
-    return { learner: this.learner, attempt: this.attemptNo, choice_order: this.choiceOrder };
+    return withVariants({ learner: this.learner, attempt: this.attemptNo, choice_order: this.choiceOrder }, this.bank.variants);
   };
 
   Quiz.prototype.render = function () {
+    this.baseBank = this.baseBank || this.bank;
+    this.bank = presentedBank(this.baseBank, this.learner, this.attemptNo, this.checkpoint);
     var self = this, bank = this.bank;
     this.startedAt = new Date().toISOString();
     this.choiceOrder = {};
@@ -727,10 +942,11 @@
       var order = shuffledIds(Object.keys(byId), this.learner, this.attemptNo, q.id);
       this.choiceOrder[q.id] = order;
       var fieldset = el("fieldset", { "class": "course-quiz-choices" });
-      order.forEach(function (id) {
+      var checkpoint = this.checkpoint;
+      order.forEach(function (id, position) {
         var input = el("input", { type: q.type === "single" ? "radio" : "checkbox", name: name, value: id, "data-quiz-choice": id });
         fieldset.appendChild(appendInline(el("label", { "class": "course-quiz-choice", "data-quiz-choice-label": id }, [
-          input, " ", el("span", { "class": "course-quiz-choice-id", text: "(" + id + ")" }), " "]), byId[id].text));
+          input, " ", el("span", { "class": "course-quiz-choice-id", text: choiceTag(checkpoint, id, position) }), " "]), byId[id].text));
       });
       body.appendChild(fieldset);
     } else if (q.type === "numeric") {
@@ -819,6 +1035,7 @@
     this.submitWarning.hidden = true;
     this.answers = answers;
     this.submittedAt = new Date().toISOString();
+    noteAttempt(this.module, this.attemptNo);
     Array.prototype.forEach.call(this.container.querySelectorAll(".course-quiz-question input, .course-quiz-question textarea"),
       function (i) { i.disabled = true; });
     this.submitButton.hidden = true;
@@ -839,6 +1056,7 @@
   };
 
   Quiz.prototype.showFeedback = function (q, r) {
+    if (this.checkpoint) { return showCheckpointFeedback(this, q, r); }
     var self = this;
     var block = this.blocks[q.id];
     var box = block.querySelector("[data-quiz-feedback]");
@@ -903,7 +1121,7 @@
         id: newId(), module: module, time: self.submittedAt, started_at: self.startedAt, client: "site",
         answers: self.answers, self_assessment: self.selfAssessment, results: results,
         score: r.score, max_score: r.maxScore, correct_count: r.correctCount, passed: r.passed,
-        attempt: self.attemptNo, choice_order: self.choiceOrder
+        attempt: self.attemptNo, choice_order: self.choiceOrder, variants: self.bank.variants
       });
     });
     this.recorded = true;
@@ -935,7 +1153,7 @@
       });
     } else {
       banner.appendChild(el("p", { text: "아직 통과하지 못했습니다: " + r.correctCount + "/" + r.maxScore + ". " + rule +
-        " 이상이면 통과합니다. 해설을 읽고 '다시 풀기'로 다시 도전하세요." }));
+        " 이상이면 통과합니다. " + retryAdvice(this) }));
     }
     box.appendChild(banner);
   };
@@ -1109,6 +1327,12 @@
     fnv1a32: fnv1a32,
     mulberry32: mulberry32,
     shuffledIds: shuffledIds,
+    parseFormula: parseFormula,
+    evalFormula: evalFormula,
+    renderTemplate: renderTemplate,
+    drawParams: drawParams,
+    presentedBank: presentedBank,
+    choiceTag: choiceTag,
     submissionFilename: submissionFilename,
     loadProgress: loadProgress,
     applyGates: applyGates,
