@@ -155,15 +155,25 @@ class Results:
     rows: list[dict]
     live: bool
     provenance: dict
+    why_recorded: str = ""   # on a GPU: why the recorded rows are shown instead (a configuration that does not fit)
 
     def label(self) -> str:
         p = self.provenance
         if self.live:
             return (f"이 컴퓨터에서 방금 측정한 결과 (live): {p.get('device')}, CuPy {p.get('cupy')}, "
-                    f"CUDA 런타임 {p.get('cuda_runtime')}, {p.get('date')}")
+                    f"CUDA 런타임 {p.get('cuda_runtime')}, {p.get('date')}. " + self.configuration_note())
         return (f"기록된 결과 (recorded): {p.get('device')}, 드라이버 {p.get('driver')}, CUDA 런타임 "
                 f"{p.get('cuda_runtime')}, CuPy {p.get('cupy')}, {str(p.get('date'))[:10]}, "
                 f"명령 `{p.get('command')}`, 커밋 {str(p.get('git_commit'))[:10]}")
+
+    def configuration_note(self) -> str:
+        """Whose configuration ran, and that every ratio in the table is within this one GPU's run."""
+        p = self.provenance
+        shapes = dict.fromkeys(f"{r['kernel']} {r['config_text']}" for r in self.rows if r.get("config_text"))
+        whose = p.get("label_ko") or "이 GPU의 한도로 고른 구성(kernels/configs.py)"
+        text = f"구성: {whose}" + (f" — {'; '.join(shapes)}" if shapes else "") + ". "
+        return text + ("cuBLAS 대비 비율은 모두 이 GPU에서 같은 실행에 잰 cuBLAS와의 비입니다. 본문의 수치는 기록된 "
+                       "측정이므로 이 표의 값과 한 비율로 섞지 마세요.")
 
     def for_kernel(self, kernel: str) -> list[dict]:
         return [r for r in self.rows if r["kernel"] == kernel]
@@ -185,18 +195,23 @@ def measure_or_recorded(kernels: list[str], sizes=(1024, 2048, 4096), reps: int 
     """Live measurement on a GPU; otherwise the recorded rows of the same kernels and sizes."""
     for name in kernels:
         registry.get(name)
+    why = ""
     if gpu_available() and not force_recorded:
         from kernels import bench
+        from kernels.errors import DeviceLimitError
 
-        rows = [r.as_row() for r in bench.bench(kernels, sizes, reps=reps)]
-        return Results(rows, True, record.provenance("(live, in this notebook)"))
+        try:
+            rows = [r.as_row() for r in bench.bench(kernels, sizes, reps=reps)]
+            return Results(rows, True, record.provenance("(live, in this notebook)"))
+        except DeviceLimitError as exc:   # a configuration this GPU cannot run: show the record instead
+            why = str(exc)
     data = recorded()
     if data is None:
         raise FileNotFoundError("GPU도 없고 기록된 결과(book/data/benchmarks.json)도 없습니다.")
     wanted = set(kernels) | {"cublas"}
     sizes = set(sizes)
     rows = [r for r in data.rows if r["kernel"] in wanted and r["M"] in sizes and r["M"] == r["N"] == r["K"]]
-    return Results(rows, False, data.provenance)
+    return Results(rows, False, data.provenance, why_recorded=why)
 
 
 def _fmt(value, digits=0, suffix=""):
@@ -246,7 +261,10 @@ def figure(results: Results, title: str):
             fig.add_trace(go.Bar(name=name, x=x, y=[r["pct_cublas"] for r in rows], hovertext=hover,
                                  hoverinfo="text", legendgroup=name, showlegend=False, marker_color=colour[name]),
                           row=1, col=2)
-    source = "실시간 측정" if results.live else f"기록된 결과, {results.provenance.get('device')}"
+    source = (f"실시간 측정, {results.provenance.get('device')}" if results.live
+              else f"기록된 결과, {results.provenance.get('device')}")
+    if results.live and results.provenance.get("device_profile"):
+        source += f", {results.provenance['device_profile']}의 구성"
     fig.update_layout(title=f"{title} ({source})", barmode="group", height=420,
                       legend=dict(orientation="h", y=-0.18), margin=dict(t=70, b=40, l=50, r=20))
     fig.update_yaxes(title_text="GFLOP/s", row=1, col=1)
@@ -256,6 +274,8 @@ def figure(results: Results, title: str):
 
 def show_results(results: Results, title: str, caption: str = ""):
     """The label (live or recorded, with provenance), the table, and the figure."""
+    if results.why_recorded:
+        note(results.why_recorded, kind="warning")
     note(results.label(), kind="live" if results.live else "recorded")
     table(table_rows(results), TABLE_COLUMNS, caption)
     show(figure(results, title))

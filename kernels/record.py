@@ -70,9 +70,23 @@ def copy_bandwidth_gbs(nbytes: int = 1 << 30, reps: int = 10) -> float:
     return 2 * nbytes / (t.median_ms * 1e6)
 
 
+def profile_label(device: str) -> dict:
+    """Under COURSE_DEVICE_PROFILE: what the numbers are (the profile's configuration timed on this GPU)."""
+    from kernels import configs
+
+    profile = configs.active_profile()
+    if profile is None:
+        return {}
+    return {
+        "device_profile": profile.name,
+        "label": f"configuration of device {profile.name} timed on an {device} (not the {profile.name}'s own speed)",
+        "label_ko": f"{profile.name}의 구성을 {device}에서 잰 값 ({profile.name} 자신의 속도가 아님)",
+    }
+
+
 def provenance(command: str | None = None) -> dict:
     dev = info()
-    return {
+    return {**profile_label(dev["device"]),
         "device": dev["device"],
         "compute_capability": dev["compute_capability"],
         "driver": dev["driver"],

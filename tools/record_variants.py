@@ -26,15 +26,10 @@ TOLERANCE = 1e-5
 
 
 def compile_variant(v):
-    import cupy
-
     spec = registry.get(v.base)
     if v.source is None:
-        return compiler.get_variant(spec.file, v.entry, v.defines, spec.dynamic_smem)
-    module = cupy.RawModule(code=v.source(), options=compiler.NVRTC_OPTIONS)
-    kernel = module.get_function(v.entry)
-    compiler.allow_dynamic_smem(kernel, spec.dynamic_smem)
-    return kernel
+        return compiler.get_variant(spec.file, v.entry, v.defines, spec.dynamic_smem, spec.threads)
+    return compiler.kernel_from_source(v.source(), v.entry, spec.dynamic_smem, spec.threads)
 
 
 def measure(v, kernel, n: int, reps: int) -> dict:
