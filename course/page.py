@@ -279,3 +279,73 @@ def show_results(results: Results, title: str, caption: str = ""):
     note(results.label(), kind="live" if results.live else "recorded")
     table(table_rows(results), TABLE_COLUMNS, caption)
     show(figure(results, title))
+
+
+# --------------------------------------------------------------------------- one kernel, many GPUs
+
+def _kib(nbytes: int) -> str:
+    """Bytes in KiB, to a tenth where the number is not whole (16,640 B: 16.3 KiB; 65,536 B: 64 KiB)."""
+    text = f"{nbytes / 1024:,.1f}"
+    return (text[:-2] if text.endswith(".0") else text) + " KiB"
+
+
+def device_class_rows(data: dict) -> list[dict]:
+    """One row per configuration class of book/data/device_configs.json (devices sharing a configuration)."""
+    by_name = {d["name"]: d for d in data["devices"]}
+    smem = {(r["device"], r["kernel"]): r for r in data["rows"]}
+    out = []
+    for cls in data["classes"]:
+        first = by_name[cls["devices"][0]]
+        l5, l6 = cls["level5"], cls["level6"]
+        r5, r6 = smem[(first["name"], "sgemm_async_copy_vec")], smem[(first["name"], "sgemm_warp_tiling")]
+        out.append({
+            "gpus": ", ".join(by_name[n]["title"] for n in cls["devices"]),
+            "cc": ", ".join(dict.fromkeys(by_name[n]["cc"] for n in cls["devices"])),
+            "limit": _kib(first["smem_per_block_optin"]),
+            "l5": f"BK {l5['BK']}, {l5['STAGES']}단 ({_kib(r5['smem_bytes'])}, SM당 {r5['blocks_per_sm']}블록)",
+            "l6": (f"{l6['BM']}×{l6['BN']}, BK {l6['BK']}, {l6['STAGES']}단 ({_kib(r6['smem_bytes'])}, "
+                   f"레지스터 {r6['registers']})"),
+            "copy": "cp.async" if cls["cp_async"] else "동기 복사 폴백",
+        })
+    return out
+
+
+DEVICE_CLASS_COLUMNS = [("gpus", "GPU"), ("cc", "compute capability"), ("limit", "블록당 공유 메모리 한도 (opt-in)"),
+                        ("l5", "Level 5 고리"), ("l6", "Level 6 블록 타일과 고리"), ("copy", "복사")]
+
+
+def profile_rows(data: dict) -> list[dict]:
+    """book/data/device_profiles.json as rows: each class's configuration timed on the recording GPU."""
+    out = []
+    for entry in data["profiles"]:
+        for r in entry["rows"]:
+            if r["kernel"] == "cublas":
+                continue
+            out.append({"config": f"{entry['profile']}의 구성", "kernel": r["kernel"],
+                        "shape": r.get("config_text", "-"), "size": f"{r['M']}³", "ms": _fmt(r["median_ms"], 3),
+                        "cublas": _fmt(r.get("pct_cublas"), 1, "%")})
+    return out
+
+
+PROFILE_COLUMNS = [("config", "구성"), ("kernel", "커널"), ("shape", "모양"), ("size", "크기"),
+                   ("ms", "중앙값 ms"), ("cublas", "같은 GPU의 cuBLAS 대비")]
+
+
+def show_device_configs(configs_path=None, profiles_path=None):
+    """Module 11's table "같은 커널, 다른 GPU": each device class's configuration, and (when recorded) each
+    configuration timed on the recording GPU, labelled as such (never as the other GPU's own speed)."""
+    configs_path = configs_path or record.DATA_DIR / "device_configs.json"
+    profiles_path = profiles_path or record.DATA_DIR / "device_profiles.json"
+    data = json.loads(configs_path.read_text(encoding="utf-8"))
+    table(device_class_rows(data), DEVICE_CLASS_COLUMNS, "GPU마다 고른 구성 (kernels/configs.py의 규칙)")
+    compiler = data["compiler"]
+    note(f"기록: device_configs.json, 명령 `{data['command']}`, {str(data['date'])[:10]}, 커밋 "
+         f"{str(data['git_commit'])[:10]}. 레지스터는 NVRTC {compiler['nvrtc']}가 각 compute capability용으로 "
+         "컴파일한 cubin에서 읽었습니다 (GPU 없이). 같은 줄의 GPU들은 같은 구성을 받습니다.", kind="recorded")
+    if not profiles_path.exists():
+        return
+    timed = json.loads(profiles_path.read_text(encoding="utf-8"))
+    table(profile_rows(timed), PROFILE_COLUMNS, f"각 구성을 {timed['device']}에서 잰 값")
+    note(f"기록: device_profiles.json, {timed['device']}, {str(timed['date'])[:10]}, 명령 `{timed['command']}`. "
+         f"모든 줄은 {timed['device']} 한 대에서 잰 값입니다. 'T4의 구성'은 T4의 속도가 아니라 T4가 받는 구성을 "
+         f"{timed['device']}에서 돌린 속도이고, cuBLAS 대비 비율도 같은 GPU의 cuBLAS와 잰 것입니다.", kind="recorded")

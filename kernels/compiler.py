@@ -245,7 +245,7 @@ def _nvrtc():
     for path in _nvrtc_candidates():
         try:
             lib = ctypes.CDLL(path)
-            lib.course_path = os.path.realpath(path)   # which library: part of the disk cache's key
+            lib.course_path = os.path.realpath(path)   # its size is part of the disk cache's key
             return lib
         except OSError as exc:
             errors.append(f"{path}: {exc}")
@@ -301,10 +301,11 @@ def cache_dir() -> Path | None:
 
 @functools.lru_cache(maxsize=1)
 def _compiler_identity() -> str:
-    """NVRTC's version and the library file itself (two builds of one version may differ)."""
+    """NVRTC's version and the size of its library (two builds of one version differ in size; the same
+    package installed in two environments does not, so they share the cache)."""
     lib = _nvrtc()
     size = os.path.getsize(lib.course_path) if os.path.exists(lib.course_path) else 0
-    return f"{nvrtc_version()} {lib.course_path} {size}"
+    return f"{nvrtc_version()} {size}"
 
 
 def _cache_path(kind: str, arch: str, text: str, name: str) -> Path | None:
