@@ -349,3 +349,54 @@ def show_device_configs(configs_path=None, profiles_path=None):
     note(f"기록: device_profiles.json, {timed['device']}, {str(timed['date'])[:10]}, 명령 `{timed['command']}`. "
          f"모든 줄은 {timed['device']} 한 대에서 잰 값입니다. 'T4의 구성'은 T4의 속도가 아니라 T4가 받는 구성을 "
          f"{timed['device']}에서 돌린 속도이고, cuBLAS 대비 비율도 같은 GPU의 cuBLAS와 잰 것입니다.", kind="recorded")
+
+
+# --------------------------------------------------------------------------- the Colab / JupyterHub page
+
+NOTEBOOK_DIR = "_static/notebooks"   # where make book puts the .ipynb copies (tools/export_notebooks.py)
+
+
+def _page_title(path) -> str:
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# "):
+            return line[2:].strip()
+    return path.stem
+
+
+def show_notebook_links(site_root: str = "../../"):
+    """Each chapter's .ipynb as a download link (site), or where `make notebooks` writes them (JupyterLab)."""
+    import sys
+
+    from IPython.display import Markdown, display
+
+    tools = str(record.REPO_ROOT / "tools")
+    if tools not in sys.path:
+        sys.path.insert(0, tools)
+    from export_notebooks import chapters   # the pages tools/export_notebooks.py writes
+
+    pages = [(p.stem, _page_title(p)) for p in chapters()]
+    if static_mode():
+        items = "".join(f'<li><a href="{site_root}{NOTEBOOK_DIR}/{html.escape(stem)}.ipynb" download>'
+                        f"{html.escape(title)}</a> (<code>{html.escape(stem)}.ipynb</code>)</li>"
+                        for stem, title in pages)
+        display(StaticHTML(f'<ul class="course-notebook-links">{items}</ul>', "\n".join(t for _, t in pages)))
+    else:
+        display(Markdown("\n".join(f"- {title}: `notebooks/{stem}.ipynb` (`make notebooks`로 만듦)"
+                                   for stem, title in pages)))
+
+
+def show_device_comparison(names=("T4", "H100")):
+    """A few listed GPUs side by side, from kernels/devices.py (what a T4 changes against the recorded H100)."""
+    from kernels import devices
+    from kernels.device import fp32_lanes, peak_gflops
+
+    rows = []
+    for name in names:
+        d = devices.profile(name)
+        rows.append({"gpu": d.title, "cc": d.cc_text, "sm": d.sm_count, "smem": _kib(d.smem_per_block_optin),
+                     "threads": f"{d.max_threads_per_sm:,}",
+                     "peak": f"{peak_gflops(d.sm_count, fp32_lanes(d.cc), d.clock_mhz) / 1000:,.1f} TFLOP/s",
+                     "async": "있음" if d.has_cp_async else "없음 (동기 복사 폴백)"})
+    table(rows, [("gpu", "GPU"), ("cc", "compute capability"), ("sm", "SM 수"), ("smem", "블록당 공유 메모리"),
+                 ("threads", "SM당 스레드"), ("peak", "FP32 최대 (부스트 클럭)"), ("async", "cp.async")],
+          "kernels/devices.py에 적힌 한도")

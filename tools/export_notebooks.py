@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from run_chapters import REPO, chapters  # noqa: E402
+from run_chapters import REPO, chapters as _pages  # noqa: E402
 
 SITE_DIR = REPO / "book" / "_static" / "notebooks"   # html_static_path: copied into the site's _static/
 INSTALL_TAG = "course-install"
@@ -51,6 +51,11 @@ if importlib.util.find_spec("kernels") is None:
     sys.path.insert(0, str(home))   # importable now, without restarting the kernel
     importlib.invalidate_caches()
 print("강좌 패키지:", importlib.util.find_spec("kernels").origin)"""
+
+
+def chapters() -> list[Path]:
+    """The pages a learner runs: every page of _toc.yml with code cells, except the start pages."""
+    return [p for p in _pages() if "start" not in p.relative_to(REPO).parts]
 
 
 def notebook(path: Path, repo_url: str):
