@@ -19,13 +19,19 @@ def _kernel_names(selected: list[str] | None) -> list[str]:
 
 
 def cmd_list(args) -> int:
+    from kernels import configs
+
+    profile = configs.active_profile()
     print(f"{'kernel':<31} {'lvl':>3} {'variant':<19} {'block':>8} {'tile':>9} {'smem B':>7} {'float4':<7} "
           f"{'cp.async':<8} 설명")
-    for s in registry.KERNELS.values():
+    specs = [configs.spec_for(n, profile) if profile else s for n, s in registry.KERNELS.items()]
+    for s in specs:
         smem = s.static_smem + s.dynamic_smem
         print(f"{s.name:<31} {s.level:>3} {s.variant:<19} {s.block[0]:>4}x{s.block[1]:<3} "
               f"{s.tile[0]}x{s.tile[1]:>5} {smem:>7} {''.join(s.vec4) or '-':<7} {'yes' if s.async_copy else '-':<8} "
               f"{s.title_ko}")
+    whose = f"장치 프로필 {profile.name}의 구성" if profile else "H100에서 고른 구성 (다른 GPU: python -m kernels configs)"
+    print(f"\nLevel 5와 6의 모양: {whose}")
     return 0
 
 

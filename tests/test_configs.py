@@ -299,3 +299,54 @@ def test_disk_cache_can_be_turned_off(monkeypatch):
     assert compiler.cache_dir() is None
     monkeypatch.setenv(compiler.CACHE_ENV, "")
     assert compiler.cache_dir() is not None
+
+
+# ----------------------------------------------------------------------------- module 11's table and labels
+
+def test_device_class_table_and_profile_labels(tmp_path, monkeypatch):
+    """One row per configuration class; timings of a profile are labelled as the recording GPU's."""
+    from course import page
+
+    shown = []
+    monkeypatch.setattr(page, "table", lambda rows, columns, caption="": shown.append((rows, caption)))
+    monkeypatch.setattr(page, "note", lambda text, kind="note": shown.append((text, kind)))
+    data = json.loads((REPO / "book" / "data" / "device_configs.json").read_text(encoding="utf-8"))
+    rows = page.device_class_rows(data)
+    assert len(rows) == 4 and "NVIDIA T4" in rows[0]["gpus"] and rows[0]["copy"] == "동기 복사 폴백"
+    assert rows[0]["limit"] == "64 KiB" and rows[-1]["limit"] == "227 KiB"
+    assert rows[0]["l5"].startswith("BK 8, 2단 (16.2 KiB")
+    timed = {"device": "NVIDIA H100 80GB HBM3", "date": "2026-11-26T00:00:00Z", "command": "python x",
+             "profiles": [{"profile": "T4", "label_ko": "T4의 구성을 NVIDIA H100 80GB HBM3에서 잰 값",
+                           "rows": [{"kernel": "cublas", "M": 1024, "N": 1024, "K": 1024, "median_ms": 0.1},
+                                    {"kernel": "sgemm_warp_tiling", "config_text": "128×256 블록, BK 8, 3단",
+                                     "M": 1024, "N": 1024, "K": 1024, "median_ms": 0.2, "pct_cublas": 50.0}]}]}
+    profiles = tmp_path / "device_profiles.json"
+    profiles.write_text(json.dumps(timed), encoding="utf-8")
+    page.show_device_configs(profiles_path=profiles)
+    texts = " ".join(str(item[0]) for item in shown)
+    assert "T4의 구성" in texts and "T4의 속도가 아니라" in texts
+    assert [r["kernel"] for r in page.profile_rows(timed)] == ["sgemm_warp_tiling"]
+
+
+def test_live_results_name_the_gpu_the_configuration_and_keep_ratios_apart():
+    from course.page import Results
+
+    live = Results([{"kernel": "sgemm_warp_tiling", "config_text": "128×256 블록, BK 16, 4단"}], True,
+                   {"device": "GeForce RTX 3090", "cupy": "14", "cuda_runtime": "12.9", "date": "d"})
+    label = live.label()
+    assert "GeForce RTX 3090" in label and "BK 16, 4단" in label and "섞지 마세요" in label
+    profiled = Results([], True, {"device": "NVIDIA H100", "label_ko": "T4의 구성을 NVIDIA H100에서 잰 값"})
+    assert "T4의 구성을 NVIDIA H100에서 잰 값" in profiled.label()
+
+
+def test_recorded_device_profiles_are_labelled_when_present():
+    path = REPO / "book" / "data" / "device_profiles.json"
+    if not path.exists():
+        pytest.skip("device_profiles.json is recorded on a GPU by tools/device_issue20.sh")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for key in ("device", "date", "command", "git_commit", "driver", "cuda_runtime"):
+        assert data.get(key), key
+    assert "device_profile" not in data, "the run itself is under no profile"
+    for entry in data["profiles"]:
+        assert entry["label"].startswith(f"configuration of device {entry['profile']} timed on an {data['device']}")
+        assert all(r["rel_error"] < 1e-5 for r in entry["rows"] if r["kernel"] != "cublas")
