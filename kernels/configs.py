@@ -75,12 +75,13 @@ def target_blocks(spec: registry.KernelSpec) -> int:
 
 
 def preference(spec: registry.KernelSpec, blocks: int, limits: DeviceLimits) -> tuple:
-    """The family's order of preference (larger is better), as the module docstring states it."""
+    """The family's order of preference (a larger tuple is better), as the module docstring states it."""
     cfg = dict(spec.config)
     keeps_promise = blocks >= target_blocks(spec)
-    stages = cfg["STAGES"] if limits.has_cp_async and spec.family == "level6" else -cfg["STAGES"]
     if spec.family == "level5":
         return (keeps_promise, cfg["BK"], -cfg["STAGES"], -cfg["EARLY_BARRIER"])
+    # Level 6: with cp.async the most stages that fit; with synchronous copies (below 8.0) the fewest.
+    stages = cfg["STAGES"] if limits.has_cp_async else -cfg["STAGES"]
     return (keeps_promise, cfg["BM"] * cfg["BN"], cfg["TM"] * cfg["TN"], cfg["BK"], stages)
 
 

@@ -350,3 +350,18 @@ def test_recorded_device_profiles_are_labelled_when_present():
     for entry in data["profiles"]:
         assert entry["label"].startswith(f"configuration of device {entry['profile']} timed on an {data['device']}")
         assert all(r["rel_error"] < 1e-5 for r in entry["rows"] if r["kernel"] != "cublas")
+
+
+def test_book_records_are_not_overwritten_under_a_profile(monkeypatch, tmp_path):
+    from kernels import record
+
+    monkeypatch.setenv("COURSE_DEVICE_PROFILE", "T4")
+    with pytest.raises(KernelInputError, match="COURSE_DEVICE_PROFILE=T4.*benchmarks.json"):
+        record.guard_book_record(record.BENCH_FILE)
+    record.guard_book_record(record.DATA_DIR / "device_profiles.json")   # the profiles' own record
+    record.guard_book_record(tmp_path / "benchmarks.json")                 # anything outside book/data
+    out = subprocess.run([sys.executable, "-m", "kernels", "record"], cwd=REPO, capture_output=True, text=True,
+                         timeout=120, env={**__import__("os").environ, "COURSE_DEVICE_PROFILE": "T4"})
+    assert out.returncode == 2 and "record_device_profiles.py" in out.stderr
+    monkeypatch.delenv("COURSE_DEVICE_PROFILE")
+    record.guard_book_record(record.BENCH_FILE)

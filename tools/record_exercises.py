@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from course.exercise import checker, gpu, load, load_all  # noqa: E402
 from course.exercise.learner import read_source_file  # noqa: E402
-from kernels.record import DATA_DIR, provenance  # noqa: E402
+from kernels.record import DATA_DIR, guard_book_record, provenance  # noqa: E402
 
 OUT = DATA_DIR / "exercises.json"
 
@@ -103,6 +103,7 @@ def main(argv=None) -> int:
     record["all_diagnoses_match"] = all(w["matches"] for e in record["exercises"].values() for w in e["wrong_attempts"])
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    guard_book_record(out)
     out.write_text(json.dumps(record, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
     print(f"\n{'exercise':<8} {'file':<32} {'expected':<24} {'got':<24} ok   seconds")

@@ -81,6 +81,7 @@ def main() -> int:
             bad += not row["correct"]
             print(f"{name:<22} {n:>5} {row['variant_ms']:>11.3f} {row['base_ms']:>9.3f} {row['time_ratio']:>7.3f} "
                   f"{regs:>4}/{base_regs:<4}  {'yes' if row['correct'] else 'NO'}", flush=True)
+    record.guard_book_record(args.out)
     Path(args.out).write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
     return 1 if bad else 0

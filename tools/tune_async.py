@@ -109,6 +109,7 @@ def main() -> int:
                           f"{KEEP_MARGIN:.0%} faster")
         result["keep_margin"] = KEEP_MARGIN
         result["chosen"] = dict(zip(("BK", "STAGES", "EARLY_BARRIER"), chosen)) if chosen else None
+        record.guard_book_record(args.out)
         with open(args.out, "w", encoding="utf-8") as fh:
             json.dump(result, fh, indent=1, ensure_ascii=False)
     return 0

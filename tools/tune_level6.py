@@ -136,6 +136,7 @@ def main() -> int:
         result["reps"] = {str(k): v for k, v in REPS.items()}
         result["configs"] = results
         result["chosen"] = best["config"] if best else None
+        record.guard_book_record(args.out)
         with open(args.out, "w", encoding="utf-8") as fh:
             json.dump(result, fh, indent=1, ensure_ascii=False)
     return 0
