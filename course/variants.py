@@ -14,7 +14,7 @@ In a bank (course/banks/SCHEMA.md), a numeric question may carry::
       key: "2 * T * T * 4"
 
 ``{{T}}`` in the prompt is the parameter's value, ``{{T|로}}`` the value with its particle
-(course.korean). The key is a formula over the parameters: numbers, names, + - * /, parentheses,
+(korean_text). The key is a formula over the parameters: numbers, names, + - * /, parentheses,
 unary minus and the functions min, max, floor, ceil. It is parsed by the small parser below and
 never evaluated as code. With every parameter at its base value the prompt must read as the bank
 wrote it and the formula must give answer.value (validate_variant checks both, and that the key

@@ -12,6 +12,8 @@ that path and why, without touching a GPU.
 
 What is really wrong (wrong dtype, mismatched shapes, C overlapping A or B, sizes past int32) is
 refused with KernelInputError: a Korean message (with the English term) that says what would work.
+A kernel whose configuration needs more than the GPU gives (shared memory per block, threads,
+registers) is refused with DeviceLimitError, a KernelInputError that names the limit and the kernel.
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernels import compiler, registry
+from kernels import compiler, configs, registry
 from kernels.errors import KernelInputError
 
 INT32_MAX = 2**31 - 1
@@ -315,8 +317,12 @@ class Launch:
 
 
 def prepare(name: str, A, B, C=None, alpha: float = 1.0, beta: float = 0.0) -> Launch:
-    """Validate, allocate C (and staging buffers) if needed, compile: returns a Launch."""
-    spec = registry.get(name)
+    """Validate, allocate C (and staging buffers) if needed, compile: returns a Launch.
+
+    The launch shape is the active device's configuration (kernels/configs.py: this GPU's, or the one
+    COURSE_DEVICE_PROFILE names); one that exceeds the device raises DeviceLimitError before anything runs.
+    """
+    spec = configs.spec_for(name)
     p = plan(spec, Operand.of(A, "A"), Operand.of(B, "B"), Operand.of(C, "C") if C is not None else None,
              alpha, beta)
     import cupy
@@ -324,9 +330,9 @@ def prepare(name: str, A, B, C=None, alpha: float = 1.0, beta: float = 0.0) -> L
     need = (p.M * p.N if C is None else 0) + sum(s.rows * s.cols for s in p.staged)
     if need:
         _check_memory(need * FLOAT_BYTES, f"C와 정렬용 복사본(staging, {p.M}×{p.N})")
+    kernel = compiler.get_kernel(name)   # compiled and checked against the device before any allocation
     if C is None:
         C = cupy.empty((p.M, p.N), dtype=cupy.float32)
-    kernel = compiler.get_kernel(name)
     return Launch(name, p, kernel, A, B, C)
 
 

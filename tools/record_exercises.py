@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from course.autograder import CHECKER_VERSION, checker, gpu, load, load_all  # noqa: E402
 from course.autograder.cases import new_seed  # noqa: E402
 from course.autograder.learner import read_source_file  # noqa: E402
-from kernels.record import DATA_DIR, provenance  # noqa: E402
+from kernels.record import DATA_DIR, guard_book_record, provenance  # noqa: E402
 
 OUT = DATA_DIR / "exercises.json"
 CHECK_NAMES = {"컴파일": "compile", "SASS": "sass", "정확성": "correctness", "경쟁": "hazards", "속도": "speed"}
@@ -188,6 +188,7 @@ def main(argv=None) -> int:
     record, problems = record_of(specs, items, args, limits, started)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    guard_book_record(out)
     out.write_text(json.dumps(record, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
     print_table(items)
