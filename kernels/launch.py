@@ -15,6 +15,7 @@ refused with KernelInputError: a Korean message (with the English term) that say
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -326,6 +327,8 @@ def prepare(name: str, A, B, C=None, alpha: float = 1.0, beta: float = 0.0) -> L
         _check_memory(need * FLOAT_BYTES, f"C와 정렬용 복사본(staging, {p.M}×{p.N})")
     if C is None:
         C = cupy.empty((p.M, p.N), dtype=cupy.float32)
+    if spec.dispatch:   # tile, grid and companion kernels depend on the shape (Level 7: kernels/level7.py)
+        return importlib.import_module(f"kernels.{spec.dispatch}").prepare_launch(name, p, A, B, C)
     kernel = compiler.get_kernel(name)
     return Launch(name, p, kernel, A, B, C)
 

@@ -20,7 +20,7 @@ class KernelSpec:
 
     name: str                      # extern "C" entry name, also the registry key
     file: str                      # .cu file under kernels/
-    level: int                     # course level 0..6
+    level: int                     # course level 0..7
     variant: str                   # short variant label
     title_ko: str                  # Korean description for tables
     block: tuple[int, int]         # (blockDim.x, blockDim.y)
@@ -39,6 +39,10 @@ class KernelSpec:
     awkward_shapes: bool = False   # also timed at record.AWKWARD_SHAPES (N or K not a multiple of 4)
     paired_with: tuple[str, ...] = ()   # older kernels it is timed against in direct alternation
     profiled: bool = True          # profiled by tools/profile_levels.py (Nsight Compute)
+    benchmarked: bool = True       # timed by `python -m kernels record` (benchmarks.json)
+    # A module of kernels/ whose prepare_launch(name, plan, A, B, C) builds the launch, for a kernel whose
+    # tile, grid and companion kernels depend on the shape and the GPU (Level 7); None: the fields above.
+    dispatch: str | None = None
 
     @property
     def threads(self) -> int:
@@ -133,6 +137,15 @@ _add(KernelSpec("sgemm_warp_tiling", "sgemm_warp_tiling.cu", 6, "warp-tiling",
                 dynamic_smem=level6_smem(LEVEL6), chapter=11, awkward_shapes=True,
                 paired_with=("sgemm_async_copy_vec",)))
 
+# Level 7 (module 12): Level 6's code with compile-time tile knobs, split-K and predicated edges. The file's
+# defaults are Level 6's tile and ring; kernels/level7.py compiles the form each shape needs and launches it
+# with its own grid (dispatch), and tools/record_shapes.py records it (book/data/shapes.json).
+LEVEL7_DEFAULT = {"BM": 128, "BN": 256, "BK": 32, "STAGES": 4}
+_add(KernelSpec("sgemm_shape_aware", "sgemm_shape_aware.cu", 7, "shape-aware",
+                "모양에 맞춘 타일·split-K 선택(shape-aware)", (256, 1), (LEVEL7_DEFAULT["BM"], LEVEL7_DEFAULT["BN"]),
+                async_copy=True, dynamic_smem=level6_smem(LEVEL7_DEFAULT), chapter=12, profiled=False,
+                benchmarked=False, dispatch="level7"))
+
 # The kernel that stands for each level in level-to-level comparisons.
 LEVEL_REPRESENTATIVE = {
     0: "sgemm_naive",
@@ -160,6 +173,11 @@ def pairs() -> tuple[tuple[str, str], ...]:
 def profiled_kernels() -> tuple[str, ...]:
     """Kernels tools/profile_levels.py profiles by default (KernelSpec.profiled)."""
     return tuple(name for name, spec in KERNELS.items() if spec.profiled)
+
+
+def benchmarked_kernels() -> tuple[str, ...]:
+    """Kernels `python -m kernels record` times into benchmarks.json (KernelSpec.benchmarked)."""
+    return tuple(name for name, spec in KERNELS.items() if spec.benchmarked)
 
 
 def get(name: str) -> KernelSpec:
@@ -203,5 +221,5 @@ def compulsory_intensity(M: int, N: int, K: int) -> float:
 __all__ = [
     "KernelSpec", "KERNELS", "LEVEL_REPRESENTATIVE", "STATIC_SMEM_LIMIT", "LEVEL5", "LEVEL6", "level5_smem",
     "level6_threads", "level6_smem",
-    "get", "files", "awkward_kernels", "pairs", "profiled_kernels", "flops", "min_bytes", "compulsory_intensity",
+    "get", "files", "awkward_kernels", "pairs", "profiled_kernels", "benchmarked_kernels", "LEVEL7_DEFAULT", "flops", "min_bytes", "compulsory_intensity",
 ]
