@@ -43,8 +43,10 @@ DEFAULTS = {"BM": 128, "BN": 256, "BK": 32, "WM": 64, "WN": 64, "TM": 8, "TN": 1
 def macros(cand: model.Candidate, b16: bool) -> dict:
     """The L7_* values of one compiled form of the kernel."""
     t = cand.tile
+    # __launch_bounds__(threads, resident): ptxas sizes the registers for the blocks per SM this GPU's ring
+    # allows (the T4's 64 x 128 form: 3, since 64 KiB hold only three rings; asking for 4 there spills).
     return {"BM": t.BM, "BN": t.BN, "BK": cand.BK, "WM": t.WM, "WN": t.WN, "TM": t.TM, "TN": t.TN,
-            "STAGES": cand.STAGES, "GROUP": DEFAULTS["GROUP"], "B16": int(b16), "MIN_BLOCKS": t.min_blocks}
+            "STAGES": cand.STAGES, "GROUP": DEFAULTS["GROUP"], "B16": int(b16), "MIN_BLOCKS": cand.resident}
 
 
 def defines(cand: model.Candidate, b16: bool) -> dict:

@@ -140,6 +140,11 @@ class Candidate:
     def smem_bytes(self) -> int:
         return self.tile.smem_bytes(self.BK, self.STAGES)
 
+    @property
+    def register_cap(self) -> int:
+        """Registers per thread that still let `resident` blocks share an SM (the kernel's launch bounds)."""
+        return min(MAX_REGISTERS, REGISTERS_PER_SM // (self.tile.threads * self.resident))
+
 
 def ring_for(tile: Tile, limits: DeviceLimits, registers: int | None = None) -> Candidate | None:
     """The first ring that lets the most blocks (up to tile.min_blocks) share an SM of this GPU.

@@ -217,7 +217,7 @@ def test_every_form_fits_every_gpu_that_gets_it(compiled):
         s, _ = compiled[((arch, tile, bk, stages), True)]
         where = f"{tile} BK{bk}x{stages} on {arch}"
         assert s.spills == 0 and s.local_bytes == 0 and s.stack == 0, where
-        assert s.registers <= cand.tile.register_cap, where
+        assert s.registers <= cand.register_cap, where
         for name in profiles:
             limits = devices.profile(name)
             occ = devices.occupancy(limits, cand.tile.threads, s.registers, cand.smem_bytes + s.smem_static)
