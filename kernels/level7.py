@@ -35,7 +35,7 @@ REDUCE = "shape_aware_reduce"
 REDUCE_THREADS = 256
 DEFAULT_TILE = model.TILES[0]     # the .cu file's macro defaults are this tile with its deepest ring
 DEFAULTS = {"BM": 128, "BN": 256, "BK": 32, "WM": 64, "WN": 64, "TM": 8, "TN": 16, "STAGES": 4, "GROUP": 8,
-            "B16": 1, "MIN_BLOCKS": 1}
+            "B16": 1, "MIN_BLOCKS": 1, "ROTATE": 0}   # ROTATE: an experiment, never set by the dispatcher
 
 
 # --------------------------------------------------------------------------- compiled forms
@@ -49,28 +49,31 @@ def macros(cand: model.Candidate, b16: bool) -> dict:
             "STAGES": cand.STAGES, "GROUP": DEFAULTS["GROUP"], "B16": int(b16), "MIN_BLOCKS": cand.resident}
 
 
-def defines(cand: model.Candidate, b16: bool) -> dict:
+def defines(cand: model.Candidate, b16: bool, knobs: dict | None = None) -> dict:
     """#defines for compiler.variant_source: only the knobs that differ from the file's defaults, so the
-    default form is the file itself (one compile shared with the registry's SASS and resource checks)."""
-    return {f"L7_{k}": v for k, v in macros(cand, b16).items() if DEFAULTS[k] != v}
+    default form is the file itself (one compile shared with the registry's SASS and resource checks).
+    knobs: extra L7_* macros for experiments (tools/level7_experiments.py), e.g. {"ROTATE": 1}."""
+    out = {f"L7_{k}": v for k, v in macros(cand, b16).items() if DEFAULTS[k] != v}
+    out.update({f"L7_{k}": v for k, v in (knobs or {}).items()})
+    return out
 
 
-def source_for(cand: model.Candidate, b16: bool) -> str:
-    return compiler.variant_source(FILE, defines(cand, b16))
+def source_for(cand: model.Candidate, b16: bool, knobs: dict | None = None) -> str:
+    return compiler.variant_source(FILE, defines(cand, b16, knobs))
 
 
-def kernels_for(cand: model.Candidate, b16: bool, ptx_arch: str | None = None):
+def kernels_for(cand: model.Candidate, b16: bool, ptx_arch: str | None = None, knobs: dict | None = None):
     """(GEMM kernel, reduction kernel) of one form, compiled for this GPU (once per process).
 
     ptx_arch='compute_75' compiles PTX for an older virtual architecture instead, which this GPU's driver
     translates: the path a T4 takes (no cp.async), run on any newer GPU for the tests.
     """
     if ptx_arch is not None:
-        module = _ptx_module(source_for(cand, b16), ptx_arch)
+        module = _ptx_module(source_for(cand, b16, knobs), ptx_arch)
         gemm, reduce = module.get_function(NAME), module.get_function(REDUCE)
         compiler.allow_dynamic_smem(gemm, cand.smem_bytes)
         return gemm, reduce
-    found = defines(cand, b16)
+    found = defines(cand, b16, knobs)
     return (compiler.get_variant(FILE, NAME, found, cand.smem_bytes), compiler.get_variant(FILE, REDUCE, found, 0))
 
 
@@ -166,7 +169,7 @@ class ShapeAwareLaunch(launch.Launch):
     split, the reduction of the partial tiles into C. Runs and unpacks like every other launch."""
 
     def __init__(self, name: str, p: launch.LaunchPlan, A, B, C, choice: model.Prediction,
-                 b16: bool | None = None, ptx_arch: str | None = None):
+                 b16: bool | None = None, ptx_arch: str | None = None, knobs: dict | None = None):
         import cupy
 
         cand, split = choice.candidate, choice.split
@@ -179,7 +182,7 @@ class ShapeAwareLaunch(launch.Launch):
             raise KernelInputError("B의 행이 16바이트 정렬(16-byte aligned)이 아니어서 16바이트 복사를 쓸 수 없습니다.")
         self.choice, self.split = choice, split
         self.b16 = aligned if b16 is None else bool(b16)
-        self.gemm, self.reduce = kernels_for(cand, self.b16, ptx_arch)
+        self.gemm, self.reduce = kernels_for(cand, self.b16, ptx_arch, knobs)
         self.ldp = np.int32(model.workspace_ld(p.N))
         need = model.workspace_bytes(p.M, p.N, split)
         if need:
@@ -223,9 +226,11 @@ def prepare_launch(name: str, p: launch.LaunchPlan, A, B, C) -> ShapeAwareLaunch
 
 
 def prepare(A, B, C=None, alpha: float = 1.0, beta: float = 0.0, *, tile: str | None = None,
-            split: int | None = None, b16: bool | None = None, ptx_arch: str | None = None) -> ShapeAwareLaunch:
+            split: int | None = None, b16: bool | None = None, ptx_arch: str | None = None,
+            knobs: dict | None = None) -> ShapeAwareLaunch:
     """As launch.prepare("sgemm_shape_aware", ...), optionally with the tile, split, B copy width or a PTX
-    architecture forced (so that tests and the tuner reach every path the dispatcher can take)."""
+    architecture forced (so that tests and the tuner reach every path the dispatcher can take), or with
+    experimental knobs (extra L7_* macros)."""
     import cupy
 
     spec = registry.get(NAME)
@@ -238,7 +243,7 @@ def prepare(A, B, C=None, alpha: float = 1.0, beta: float = 0.0, *, tile: str | 
     else:
         default = plan_for(p.M, p.N, p.K)
         choice = forced(p.M, p.N, p.K, tile or default.candidate.tile.name, split or 1)
-    return ShapeAwareLaunch(NAME, p, A, B, C, choice, b16=b16, ptx_arch=ptx_arch)
+    return ShapeAwareLaunch(NAME, p, A, B, C, choice, b16=b16, ptx_arch=ptx_arch, knobs=knobs)
 
 
 def run(A, B, C=None, alpha: float = 1.0, beta: float = 0.0, **force):

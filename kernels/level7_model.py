@@ -1,19 +1,21 @@
 """Level 7's cost model: which block tile, ring and split-K count suit a shape on a GPU.
 
 Pure arithmetic, no GPU and no CuPy: kernels/level7.py runs it before every launch, and the module-12
-simulator can run it for any shape a learner types. The whole rule fits in four lines:
+simulator can run it for any shape a learner types. The rule, in five lines:
 
-    blocks = ceil(M / BM) x ceil(N / BN) x split          (split = how many K slices)
-    waves  = ceil(blocks / (resident blocks per SM x SMs))
-    time   = waves x (overhead + 2 BM BN (K / split) / (SM rate / resident))      the GEMM
-           + 2 x split x M x N x 4 bytes / bandwidth + one more launch           the reduction (split > 1)
+    blocks = ceil(M / BM) x ceil(N / BN) x split           (split = how many K slices)
+    waves  = ceil(blocks / (resident blocks per SM x SMs)) (rounds of blocks the busiest SM runs)
+    round  = overhead + c x 2 BM BN (K / split) / (SM peak x efficiency x hiding(c) x last)
+    time   = launch + the rounds                                              the GEMM
+           + (split > 1) x (launch + 2 x split x M x N x 4 bytes / bandwidth) the reduction
 
-A wave is one round of blocks that all SMs run at the same time; a last wave that is only partly
-full costs as long as a full one, which is why 64 large tiles on 132 SMs (1024^3) or 160 blocks
-(M = 513) waste so much. A smaller tile makes more blocks and fills the SMs but does less work per
-byte it loads (a lower SM rate); splitting K makes more blocks without shrinking the tile but adds
-the reduction's traffic. The model weighs exactly these, with per-tile rates measured on the H100
-(tools/tune_level7.py -> book/data/level7_tuning.json; CALIBRATION below carries the fit).
+A wave that is only partly full costs a whole round, which is why 64 large tiles on 132 SMs (1024^3) or
+160 blocks (M = 513) waste so much. Within a round, c blocks share an SM: with fewer warps in flight it
+hides latency worse (hiding(c) = w / (w + HIDING_WARPS) for w = c x warps per block, relative to a full SM),
+and the last wave ends with its slowest block (last = LAST_WAVE, 1 for the other waves). A smaller tile
+makes more blocks but does less work per byte it loads (a lower efficiency); splitting K makes more blocks
+without shrinking the tile but adds the reduction's traffic. The model weighs exactly these, with rates
+measured on the H100 (tools/tune_level7.py -> book/data/level7_tuning.json; CALIBRATION carries the fit).
 """
 from __future__ import annotations
 
@@ -72,8 +74,9 @@ TILE_BY_NAME = {t.name: t for t in TILES}
 
 @dataclass(frozen=True)
 class Rate:
-    """A tile's measured speed: the share of an SM's FP32 peak it reaches while the SM holds its resident
-    blocks, and the time a block spends outside the main loop (filling the ring, storing the tile)."""
+    """A tile's measured speed: the share of an SM's FP32 peak it reaches while the SM holds as many of its
+    blocks as fit, and what a round of blocks spends outside the main loop (filling the ring before the first
+    FFMA, storing the tile after the last)."""
 
     efficiency: float
     overhead_us: float
@@ -83,12 +86,15 @@ class Rate:
 # Fitted by tools/tune_level7.py on the H100 (book/data/level7_tuning.json "fit"; a CPU test checks that
 # these are the recorded values). Other GPUs take the same shares of their own FP32 peak.
 CALIBRATION = {
-    "128x256": Rate(efficiency=0.78, overhead_us=3.0),
-    "128x128": Rate(efficiency=0.72, overhead_us=2.0),
-    "64x128": Rate(efficiency=0.62, overhead_us=1.5),
+    "128x256": Rate(efficiency=0.7972, overhead_us=6.795),
+    "128x128": Rate(efficiency=0.7462, overhead_us=1.460),
+    "64x128": Rate(efficiency=0.7443, overhead_us=0.0),
 }
-LAUNCH_US = 4.0              # one kernel launch as CUDA events see it
-WORKSPACE_BANDWIDTH = 1.0    # the reduction's bytes move at this multiple of DRAM bandwidth (partly L2)
+HIDING_WARPS = 0.75          # warps in flight at which an SM hides half of what a full SM hides
+LAST_WAVE = 0.95             # the last wave waits for its slowest block: it runs at this share of the rate
+LAUNCH_US = 12.71            # the GEMM kernel's fixed cost: launch, first loads from DRAM
+REDUCE_LAUNCH_US = 0.0       # the reduction kernel's (too small to tell apart from the GEMM's)
+WORKSPACE_BANDWIDTH = 1.439  # the partial tiles move at this multiple of DRAM bandwidth (much of them in L2)
 # [end-region: calibration]
 
 # The shapes people multiply (issue 25): squares, LLM layers (4096 x 11008, batch 128), a short and a long
@@ -178,12 +184,16 @@ class Prediction:
     tiles_n: int
     blocks: int
     slots: int            # blocks that run at once: resident x SMs
-    waves: int
-    block_us: float       # one block: overhead + its FLOPs at its share of the SM rate
+    rounds: tuple         # blocks the busiest SM holds together, round by round (len = waves)
+    block_flops: float    # 2 x BM x BN x k_per_split
     gemm_us: float
-    reduce_us: float      # extra traffic and launch of the reduction (0 without a split)
+    reduce_us: float      # the reduction: its launch and the partial tiles' traffic (0 without a split)
     total_us: float
     flops: float
+
+    @property
+    def waves(self) -> int:
+        return len(self.rounds)
 
     @property
     def wave_fill(self) -> float:
@@ -193,8 +203,7 @@ class Prediction:
     @property
     def tile_fill(self) -> float:
         """Share of the computed tile area that lies inside C (edge tiles compute wasted rows/columns)."""
-        c = self.candidate.tile
-        return self.flops / (2.0 * self.tiles_m * c.BM * self.tiles_n * c.BN * self.k_per_split * self.split)
+        return self.flops / (self.block_flops * self.blocks)
 
     @property
     def gflops(self) -> float:
@@ -207,27 +216,50 @@ def slices(K: int, bk: int, split: int) -> tuple[int, int]:
     return k_per_split, cdiv(K, k_per_split)
 
 
+def rounds(blocks: int, resident: int, sms: int) -> tuple:
+    """How many blocks the busiest SM holds at once, round by round. The GPU hands blocks out one per SM
+    first, so that SM gets ceil(blocks / SMs) in all, `resident` at a time."""
+    per_sm = cdiv(blocks, sms)
+    full, last = divmod(per_sm, resident)
+    return (resident,) * full + ((last,) if last else ())
+
+
+def hiding(c: int, cand: Candidate, hiding_warps: float = HIDING_WARPS) -> float:
+    """How well c blocks on an SM hide latency, relative to the `resident` blocks of a full SM."""
+    warps = cand.tile.threads // 32
+
+    def share(w: int) -> float:
+        return w / (w + hiding_warps)
+
+    return share(c * warps) / share(cand.resident * warps)
+
+
 def predict(M: int, N: int, K: int, cand: Candidate, split: int, limits: DeviceLimits,
-            bandwidth_gbs: float | None = None, calibration: dict | None = None,
-            launch_us: float = LAUNCH_US, workspace_bandwidth: float = WORKSPACE_BANDWIDTH) -> Prediction:
+            bandwidth_gbs: float | None = None, calibration: dict | None = None, launch_us: float = LAUNCH_US,
+            reduce_launch_us: float = REDUCE_LAUNCH_US, workspace_bandwidth: float = WORKSPACE_BANDWIDTH,
+            hiding_warps: float = HIDING_WARPS, last_wave: float = LAST_WAVE) -> Prediction:
     """Predicted time of one launch (and its reduction) of `cand` cut into `split` K slices."""
     tile, rate = cand.tile, (calibration or CALIBRATION)[cand.tile.name]
     k_per_split, split = slices(K, cand.BK, split)
     tiles_m, tiles_n = cdiv(M, tile.BM), cdiv(N, tile.BN)
     blocks = tiles_m * tiles_n * split
-    slots = cand.resident * limits.sm_count
-    waves = cdiv(blocks, slots)
+    per_round = rounds(blocks, cand.resident, limits.sm_count)
     block_flops = 2.0 * tile.BM * tile.BN * k_per_split
-    per_block_gflops = rate.efficiency * sm_peak_gflops(limits) / cand.resident
-    block_us = rate.overhead_us + block_flops / (per_block_gflops * 1e3)
-    gemm_us = launch_us + waves * block_us
+    gemm_us = launch_us
+    for i, c in enumerate(per_round):
+        speed = rate.efficiency * hiding(c, cand, hiding_warps) * (last_wave if i == len(per_round) - 1 else 1.0)
+        gemm_us += rate.overhead_us + c * block_flops / (speed * sm_peak_gflops(limits) * 1e3)
     reduce_us = 0.0
     if split > 1:
         bandwidth = (bandwidth_gbs or dram_gbs(limits)) * workspace_bandwidth
-        traffic = 2.0 * split * M * workspace_ld(N) * FLOAT     # written by the GEMM, read by the reduction
-        reduce_us = launch_us + traffic / (bandwidth * 1e3)
-    return Prediction(cand, split, k_per_split, tiles_m, tiles_n, blocks, slots, waves, block_us, gemm_us,
-                      reduce_us, gemm_us + reduce_us, 2.0 * M * N * K)
+        reduce_us = reduce_launch_us + workspace_traffic(M, N, split) / (bandwidth * 1e3)
+    return Prediction(cand, split, k_per_split, tiles_m, tiles_n, blocks, cand.resident * limits.sm_count,
+                      per_round, block_flops, gemm_us, reduce_us, gemm_us + reduce_us, 2.0 * M * N * K)
+
+
+def workspace_traffic(M: int, N: int, split: int) -> float:
+    """Bytes the split adds: every slice's partial tile written by the GEMM and read back by the reduction."""
+    return 2.0 * split * M * workspace_ld(N) * FLOAT
 
 
 def workspace_ld(N: int) -> int:

@@ -62,6 +62,9 @@
 #ifndef L7_MIN_BLOCKS
 #define L7_MIN_BLOCKS 1
 #endif
+#ifndef L7_ROTATE
+#define L7_ROTATE 0
+#endif
 
 // [region: shape]
 namespace l7 {
@@ -130,6 +133,25 @@ struct SliceCopier {
     int a_dst, b_dst;        // float offset of its first A / B copy inside a stage
     unsigned a_rows_inside;  // bit g: row group g lies inside A
     int b_bytes;             // bytes of its B group that lie inside N (0 .. 4 x B_WIDTH)
+#if L7_ROTATE
+    // An experiment, off in every form the dispatcher launches (tools/level7_experiments.py measures it):
+    // the block takes its whole K tiles from tile `first` on and wraps around, so that blocks sharing rows
+    // of A or columns of B do not ask L2 for the same lines at the same moment.
+    int wrap_in = 0;         // whole tiles left before the sources wrap back to tile 0
+    int rot_a = 0, whole_a = 0;
+    size_t rot_b = 0, whole_b = 0;
+
+    __device__ __forceinline__ void rotate(int whole_tiles, int first)
+    {
+        rot_a = first * l7::BK;
+        rot_b = static_cast<size_t>(rot_a) * ldb;
+        whole_a = whole_tiles * l7::BK;
+        whole_b = static_cast<size_t>(whole_a) * ldb;
+        a += rot_a;
+        b += rot_b;
+        wrap_in = whole_tiles - first;
+    }
+#endif
 
     __device__ __forceinline__ SliceCopier(const float* A, const float* B, int M, int N, int lda, int ldb_,
                                            int row0, int col0, int tid)
@@ -192,12 +214,25 @@ struct SliceCopier {
         issue<true>(As, Bs, A, B, K, 0);
         a += l7::BK;
         b += static_cast<size_t>(l7::BK) * ldb;
+#if L7_ROTATE
+        if (--wrap_in == 0) {
+            a -= whole_a;
+            b -= whole_b;
+        }
+#endif
     }
 
-    __device__ __forceinline__ void issue_partial_tile(unsigned As, unsigned Bs, const float* A, const float* B,
-                                                       int K) const
+    __device__ __forceinline__ void issue_partial_tile(unsigned As, unsigned Bs, const float* A, const float* B, int K)
     {
+#if L7_ROTATE
+        a -= rot_a;   // the partial tile's address counts from tile 0
+        b -= rot_b;
         issue<false>(As, Bs, A, B, K, K - K % l7::BK);
+        a += rot_a;
+        b += rot_b;
+#else
+        issue<false>(As, Bs, A, B, K, K - K % l7::BK);
+#endif
     }
 };
 // [end-region: slice-copier]
@@ -326,6 +361,10 @@ sgemm_shape_aware(SGEMM_ARGS, float* __restrict__ partials, int ldp, int k_per_s
     const int num_tiles = (K + l7::BK - 1) / l7::BK;
 
     SliceCopier copy(A, B, M, N, lda, ldb, row0, col0, tid);
+#if L7_ROTATE
+    if (K / l7::BK > 1)
+        copy.rotate(K / l7::BK, (blockIdx.x + blockIdx.y * gridDim.x) % (K / l7::BK));
+#endif
     const unsigned as0 = shared_address(As), bs0 = shared_address(Bs);
     constexpr unsigned STAGE_A_BYTES = l7::STAGE_A * 4, STAGE_B_BYTES = l7::STAGE_B * 4;
 

@@ -82,7 +82,9 @@ def test_layouts_take_the_direct_path_where_they_can(layout):
     for i, (M, N, K) in enumerate(SHAPES):
         for split in (1, 3):
             prepared = _run_case(M, N, K, 300 + i, 1.5, 0.5, layout, split=split)
-            assert bool(prepared.staged) == bool(layout.get("transposed")), prepared.describe()
+            # A transposed view is copied, unless it is one row or one column (then it is row-major too).
+            not_row_major = layout.get("transposed") and any(r > 1 and c > 1 for r, c in ((M, K), (K, N), (M, N)))
+            assert bool(prepared.staged) == bool(not_row_major), prepared.describe()
             if layout.get("offset"):
                 assert not prepared.b16, prepared.describe()    # B starts 4 bytes past a 16-byte boundary
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Level 7's GPU work (issue 25) in one batch, run from the repository root on the GPU machine:
 #   bash tools/device_level7.sh tune     every path against cuBLAS, the tuning sweep (level7_tuning.json), memcheck
-#   bash tools/device_level7.sh record   every path against cuBLAS, the shape zoo (shapes.json), three sanitizers
+#   bash tools/device_level7.sh record   every path against cuBLAS, the shape zoo (shapes.json), a second sweep to
+#                                        check the model's picks (level7_tuning_check.json), the two experiments
+#                                        of tools/level7_experiments.py, and the three sanitizers
 # Everything lands in $OUT (default /tmp/out); a short table goes to stdout. Each stage has its own time limit,
 # so that one slow stage still leaves the others' results. COURSE_GIT_COMMIT names the commit when the copy
 # has no .git (kernels/record.py provenance).
@@ -21,10 +23,16 @@ LEVELS=""; [ "$MODE" = record ] && LEVELS="--levels"
 timeout 120 "$PY" tools/warm_level7.py --all-profiles $LEVELS > "$OUT/warm.log" 2>&1
 echo "warm rc=$?: $(tail -1 "$OUT/warm.log")"
 
-stamp "GPU tests (tests/test_level7_gpu.py)"
+stamp "GPU tests (tests/test_level7_gpu.py; Level 7 in tests/test_kernels_gpu.py)"
 timeout 150 "$PY" -m pytest -m gpu -q -p no:cacheprovider --tb=short -rf --durations=8 tests/test_level7_gpu.py \
     > "$OUT/tests.log" 2>&1
-echo "tests rc=$?"; grep -E "passed|failed|error" "$OUT/tests.log" | tail -3; grep -E "^FAILED|^ERROR" "$OUT/tests.log" | head -20
+echo "tests rc=$?"; grep -E "passed|failed|error" "$OUT/tests.log" | tail -1; grep -E "^FAILED|^ERROR" "$OUT/tests.log" | head -20
+if [ "$MODE" = record ]; then   # the course-wide GPU suite's tests, for the registry's Level 7 entry
+  timeout 90 "$PY" -m pytest -m gpu -q -p no:cacheprovider --tb=short -rf tests/test_kernels_gpu.py \
+      -k "shape_aware or resources" > "$OUT/tests_registry.log" 2>&1
+  echo "registry tests rc=$?"; grep -E "passed|failed|error" "$OUT/tests_registry.log" | tail -1
+  grep -E "^FAILED|^ERROR" "$OUT/tests_registry.log" | head -10
+fi
 
 if [ "$MODE" = tune ]; then
   stamp "tuning sweep"
@@ -34,7 +42,13 @@ if [ "$MODE" = tune ]; then
 else
   stamp "shape zoo"
   timeout 230 "$PY" tools/record_shapes.py --out "$OUT/shapes.json" > "$OUT/record.log" 2>&1
-  echo "record rc=$?"; grep -E "sgemm_shape_aware|^[0-9]+x|geometric|Level 7 /" "$OUT/record.log" | cut -c1-150
+  echo "record rc=$?"; grep -E "sgemm_shape_aware|^[0-9]+x|geometric|Level 7 /|WRONG" "$OUT/record.log" | cut -c1-150
+  stamp "second sweep (the model's picks against fresh measurements)"
+  timeout 90 "$PY" tools/tune_level7.py --out "$OUT/level7_tuning_check.json" > "$OUT/tune_check.log" 2>&1
+  echo "check sweep rc=$?"; sed -n '/shape .*best measured/,$p' "$OUT/tune_check.log"
+  stamp "experiments"
+  timeout 60 "$PY" tools/level7_experiments.py --out "$OUT/level7_experiments.json" > "$OUT/experiments.log" 2>&1
+  echo "experiments rc=$?"; cut -c1-160 "$OUT/experiments.log"
   TOOLS="memcheck racecheck synccheck"
 fi
 
