@@ -279,14 +279,35 @@ __device__ __forceinline__ void outer7(float (&acc)[l7::TM][l7::TN], const float
 // [end-region: fragments]
 
 // [region: guarded-store]
+// One group of 4 columns c .. c + 3 of a row of C: out = v (already times alpha) + beta * C. It goes out as
+// one float4 when it lies wholly inside C and C's rows are 16-byte aligned (ldc a multiple of 4, C's address
+// too); otherwise element by element. C is never read when beta == 0 (it may hold NaN).
+__device__ __forceinline__ void store_group(float* row, int c, int N, bool rows_aligned, float (&v)[4], float beta)
+{
+    if (rows_aligned && c + 4 <= N) {
+        float4* dst = reinterpret_cast<float4*>(row + c);
+        if (beta != 0.0f) {
+            const float4 old = *dst;
+            v[0] += beta * old.x; v[1] += beta * old.y; v[2] += beta * old.z; v[3] += beta * old.w;
+        }
+        *dst = make_float4(v[0], v[1], v[2], v[3]);
+    } else {
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+            if (c + e < N) row[c + e] = beta != 0.0f ? v[e] + beta * row[c + e] : v[e];
+    }
+}
+
+__device__ __forceinline__ bool rows_16_byte_aligned(const float* C, int ldc)
+{
+    return ((reinterpret_cast<size_t>(C) | (static_cast<size_t>(ldc) * 4)) & 15) == 0;
+}
+
 // C = alpha * acc + beta * C for the thread tile whose first element is (r0, c0), inside M x N only.
-// A group of 4 columns goes out as one float4 when it lies wholly inside C and C's rows are 16-byte
-// aligned (ldc a multiple of 4, C's address too); otherwise element by element. C is never read
-// when beta == 0 (it may hold NaN).
 __device__ __forceinline__ void store_c(float* C, int M, int N, int ldc, int r0, int c0,
                                         const float (&acc)[l7::TM][l7::TN], float alpha, float beta)
 {
-    const bool rows_aligned = ((reinterpret_cast<size_t>(C) | (static_cast<size_t>(ldc) * 4)) & 15) == 0;
+    const bool rows_aligned = rows_16_byte_aligned(C, ldc);
 #pragma unroll
     for (int i = 0; i < l7::TM; ++i) {
         const int r = r0 + (i / 4) * l7::LANES_M * 4 + i % 4;
@@ -299,18 +320,7 @@ __device__ __forceinline__ void store_c(float* C, int M, int N, int ldc, int r0,
             float v[4];
 #pragma unroll
             for (int e = 0; e < 4; ++e) v[e] = alpha * acc[i][4 * j + e];
-            if (rows_aligned && c + 4 <= N) {
-                float4* dst = reinterpret_cast<float4*>(row + c);
-                if (beta != 0.0f) {
-                    const float4 old = *dst;
-                    v[0] += beta * old.x; v[1] += beta * old.y; v[2] += beta * old.z; v[3] += beta * old.w;
-                }
-                *dst = make_float4(v[0], v[1], v[2], v[3]);
-            } else {
-#pragma unroll
-                for (int e = 0; e < 4; ++e)
-                    if (c + e < N) row[c + e] = beta != 0.0f ? v[e] + beta * row[c + e] : v[e];
-            }
+            store_group(row, c, N, rows_aligned, v, beta);
         }
     }
 }
@@ -445,19 +455,7 @@ shape_aware_reduce(const float* __restrict__ partials, float* __restrict__ C, in
         const float4 v = *reinterpret_cast<const float4*>(p + z * slab);
         sum.x += v.x; sum.y += v.y; sum.z += v.z; sum.w += v.w;
     }
-    float* row = C + static_cast<size_t>(r) * ldc;
     float v[4] = {alpha * sum.x, alpha * sum.y, alpha * sum.z, alpha * sum.w};
-    const bool rows_aligned = ((reinterpret_cast<size_t>(C) | (static_cast<size_t>(ldc) * 4)) & 15) == 0;
-    if (rows_aligned && c + 4 <= N) {
-        float4* dst = reinterpret_cast<float4*>(row + c);
-        if (beta != 0.0f) {
-            const float4 old = *dst;
-            v[0] += beta * old.x; v[1] += beta * old.y; v[2] += beta * old.z; v[3] += beta * old.w;
-        }
-        *dst = make_float4(v[0], v[1], v[2], v[3]);
-    } else {
-        for (int e = 0; e < 4 && c + e < N; ++e)
-            row[c + e] = beta != 0.0f ? v[e] + beta * row[c + e] : v[e];
-    }
+    store_group(C + static_cast<size_t>(r) * ldc, c, N, rows_16_byte_aligned(C, ldc), v, beta);
 }
 // [end-region: reduce]

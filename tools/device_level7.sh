@@ -59,3 +59,6 @@ for tool in $TOOLS; do
   echo "$tool rc=$rc: $(grep -c '^ok' "$OUT/sanitize_$tool.log") ok, $(grep -c '^BAD' "$OUT/sanitize_$tool.log") bad; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize_$tool.log" | tail -1)"
 done
 stamp "done"
+# The GPU tool returns only a few files: everything travels in one archive (and the short table above).
+(cd "$OUT" && tar -czf level7_results.tgz --exclude=level7_results.tgz -- * && find . -type f ! -name level7_results.tgz -delete)
+ls -la "$OUT"

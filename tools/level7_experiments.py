@@ -64,7 +64,7 @@ def main() -> int:
     rows += [compare(*case, {"b16": True}, {"b16": False}) for case in B_WIDTH_CASES]
     if args.out:
         result = record.provenance("python tools/level7_experiments.py --out " + args.out)
-        result.update({"method": __doc__.strip().split("\n\n", 1)[1], "rows": rows})
+        result.update({"method": __doc__.strip().split("\n\n", 2)[2], "rows": rows})
         with open(args.out, "w", encoding="utf-8") as fh:
             json.dump(result, fh, indent=1, ensure_ascii=False)
     return 0

@@ -23,6 +23,7 @@ os.environ.setdefault("CUPY_TF32", "0")
 
 from kernels import bench, check, level7, record  # noqa: E402
 from kernels.device import today as device_today  # noqa: E402
+from record_shapes import beside_cublas  # noqa: E402  (tools/ is on sys.path when a tool runs)
 from kernels import level7_model as model  # noqa: E402
 
 MAX_WAVES = 10         # splits beyond this many waves only add reduction traffic
@@ -54,15 +55,7 @@ def reps_for(ms_each: float) -> int:
 def measure_shape(M: int, N: int, K: int, cands) -> list[dict]:
     import cupy
 
-    A, B = check.random_matrix(M, K, 0), check.random_matrix(K, N, 1)
-    C = cupy.empty((M, N), dtype=cupy.float32)
-    C_ref = cupy.empty((M, N), dtype=cupy.float32)
-    ref = cupy.matmul(A, B)
-
-    def cublas():
-        cupy.matmul(A, B, out=C_ref)
-
-    t_cublas = bench.time_callable(cublas, 2, 5).median_ms
+    A, B, C, ref, cublas, t_cublas = beside_cublas(M, N, K)
     rows = []
     for p in swept(M, N, K, cands):
         c = p.candidate
@@ -86,7 +79,7 @@ def measure_shape(M: int, N: int, K: int, cands) -> list[dict]:
               f"b16={int(prepared.b16)} {t.median_ms:8.3f} ms  {row['pct_cublas']:6.1f}% cuBLAS  "
               f"gemm {t_gemm:.3f} red {t_reduce:.3f}  err {err:.1e}", flush=True)
         del prepared
-    del A, B, C, C_ref, ref
+    del A, B, C, ref, cublas
     cupy.get_default_memory_pool().free_all_blocks()
     return rows
 
@@ -258,7 +251,7 @@ def main() -> int:
     print(f"({time.perf_counter() - start:.0f} s)")
     if args.out:
         result = record.provenance("python tools/tune_level7.py --out " + args.out)
-        result.update({"method": __doc__.strip().split("\n\n", 1)[1], "max_waves": MAX_WAVES,
+        result.update({"method": __doc__.strip().split("\n\n", 2)[2], "max_waves": MAX_WAVES,
                        "device_model": {"limits": limits.as_dict(), "bandwidth_gbs": bandwidth},
                        "candidates": [{"tile": c.tile.name, "BK": c.BK, "STAGES": c.STAGES, "resident": c.resident,
                                        "smem_bytes": c.smem_bytes} for c in cands],
