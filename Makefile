@@ -11,7 +11,7 @@ HAS_NVIDIA_DRIVER := $(shell command -v nvidia-smi >/dev/null 2>&1 && echo yes)
 AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 
-.PHONY: book test lab lab-install gpu-deps doctor gpu-test record record-exercises sass configs notebooks clean browser-deps help python-version
+.PHONY: book test lab lab-install gpu-deps doctor gpu-test record record-shapes record-exercises sass configs notebooks clean browser-deps help python-version
 
 help:
 	@echo "make book      - build the HTML site into $(SITE) (creates $(VENV) first)"
@@ -20,6 +20,7 @@ help:
 	@echo "make doctor    - can this machine run the kernels? what is missing, and the command that fixes it"
 	@echo "make gpu-test  - GPU test suite and compute-sanitizer (GPU machine)"
 	@echo "make record    - re-record book/data/benchmarks.json on this GPU"
+	@echo "make record-shapes - re-record book/data/shapes.json (every level and cuBLAS on the shape zoo) on this GPU"
 	@echo "make record-exercises - check every exercise's solution and wrong attempts on this GPU (book/data/exercises.json)"
 	@echo "make configs   - each GPU's configuration of every kernel (no GPU needed); DEVICE=T4 for one"
 	@echo "make notebooks - every chapter as a Jupyter notebook (.ipynb) in notebooks/, for a JupyterHub"
@@ -81,17 +82,22 @@ lab: lab-install
 
 # Only the files that hold GPU tests are collected, so the command also runs with a bare Python that has
 # CuPy and pytest but not the book's packages (e.g. a lent GPU machine without internet).
-GPU_TESTS := tests/test_kernels_gpu.py tests/test_exercise_gpu.py tests/test_doctor.py
+GPU_TESTS := tests/test_kernels_gpu.py tests/test_exercise_gpu.py tests/test_doctor.py tests/test_level7_gpu.py
 
 gpu-test: $(GPU_STAMP)
 	CUPY_TF32=0 $(PY) -m pytest -m gpu -q $(GPU_TESTS)
 	for tool in memcheck racecheck synccheck; do \
 	  compute-sanitizer --tool $$tool --error-exitcode 3 $(PY) tools/gpu_sanitize.py > /dev/null || exit 1; \
+	  compute-sanitizer --tool $$tool --error-exitcode 3 $(PY) tools/sanitize_level7.py > /dev/null || exit 1; \
 	  echo "compute-sanitizer $$tool: clean"; \
 	done
 
 record: $(GPU_STAMP)
 	CUPY_TF32=0 $(PY) -m kernels record
+
+# Level 7's shape zoo: every level and cuBLAS on the shapes of issue 25 (book/data/shapes.json).
+record-shapes: $(GPU_STAMP)
+	CUPY_TF32=0 $(PY) tools/record_shapes.py
 
 record-exercises: $(GPU_STAMP)
 	CUPY_TF32=0 $(PY) tools/record_exercises.py

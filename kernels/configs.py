@@ -33,6 +33,7 @@ check the T4 configuration there), otherwise the GPU in this machine.
 from __future__ import annotations
 
 import functools
+import importlib
 import os
 from dataclasses import dataclass, field
 from typing import Callable
@@ -222,9 +223,11 @@ def choose(family: str, limits: DeviceLimits, resources: ResourceSource = cubin_
 
 def config_text(spec: registry.KernelSpec) -> str:
     """A configuration as a learner reads it: '-' for a fixed kernel, else its shape and ring."""
+    cfg = dict(spec.config)
+    if spec.dispatch and cfg:
+        return f"{cfg['BM']}×{cfg['BN']} 블록, BK {cfg['BK']}, {cfg['STAGES']}단 (최대, 모양별 선택)"
     if not spec.family:
         return "-"
-    cfg = dict(spec.config)
     ring = f"BK {cfg['BK']}, {cfg['STAGES']}단"
     if spec.family == "level5":
         return ring + (", 이른 배리어" if cfg["EARLY_BARRIER"] else "")
@@ -272,6 +275,8 @@ def spec_for(name: str, limits: DeviceLimits | None = None, resources: ResourceS
              ) -> registry.KernelSpec:
     """The registry's kernel with the configuration of `limits` (default: the active device)."""
     spec = registry.get(name)
+    if spec.dispatch:   # Level 7 picks its form per shape; configs shows its largest form on the device
+        return importlib.import_module(f"kernels.{spec.dispatch}").device_spec(name, limits or active_limits())
     if not spec.family:
         return spec
     if limits is None:

@@ -17,6 +17,7 @@ registers) is refused with DeviceLimitError, a KernelInputError that names the l
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -330,6 +331,10 @@ def prepare(name: str, A, B, C=None, alpha: float = 1.0, beta: float = 0.0) -> L
     need = (p.M * p.N if C is None else 0) + sum(s.rows * s.cols for s in p.staged)
     if need:
         _check_memory(need * FLOAT_BYTES, f"C와 정렬용 복사본(staging, {p.M}×{p.N})")
+    if spec.dispatch:   # tile, grid and companion kernels depend on the shape (Level 7: kernels/level7.py)
+        if C is None:
+            C = cupy.empty((p.M, p.N), dtype=cupy.float32)
+        return importlib.import_module(f"kernels.{spec.dispatch}").prepare_launch(name, p, A, B, C)
     kernel = compiler.get_kernel(name)   # compiled and checked against the device before any allocation
     if C is None:
         C = cupy.empty((p.M, p.N), dtype=cupy.float32)

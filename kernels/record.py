@@ -151,8 +151,9 @@ def record(path: Path = BENCH_FILE, sizes=RECORD_SIZES, reps: int = 20, command:
     guard_book_record(path)
     spin_up()
     state_before = gpu_state()
-    rows = bench.bench(list(registry.KERNELS), sizes, reps=reps)
-    large = [name for name, spec in registry.KERNELS.items() if spec.level >= LARGE_MIN_LEVEL]
+    names = registry.benchmarked_kernels()
+    rows = bench.bench(list(names), sizes, reps=reps)
+    large = [name for name in names if registry.get(name).level >= LARGE_MIN_LEVEL]
     rows += bench.bench(large, [LARGE_SIZE], reps=reps)
     awkward = bench.bench(list(AWKWARD_KERNELS), list(AWKWARD_SHAPES), reps=reps)
     result = provenance(command)

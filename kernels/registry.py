@@ -20,7 +20,7 @@ class KernelSpec:
 
     name: str                      # extern "C" entry name, also the registry key
     file: str                      # .cu file under kernels/
-    level: int                     # course level 0..6
+    level: int                     # course level 0..7
     variant: str                   # short variant label
     title_ko: str                  # Korean description for tables
     block: tuple[int, int]         # (blockDim.x, blockDim.y)
@@ -45,6 +45,10 @@ class KernelSpec:
     family: str = ""
     config: tuple = ()
     defines: tuple = ()
+    benchmarked: bool = True       # timed by `python -m kernels record` (benchmarks.json)
+    # A module of kernels/ whose prepare_launch(name, plan, A, B, C) builds the launch, for a kernel whose
+    # tile, grid and companion kernels depend on the shape and the GPU (Level 7); None: the fields above.
+    dispatch: str | None = None
 
     @property
     def threads(self) -> int:
@@ -173,6 +177,15 @@ _add(_level5_spec("sgemm_async_copy", LEVEL5))
 _add(_level5_spec("sgemm_async_copy_vec", LEVEL5))
 _add(_level6_spec("sgemm_warp_tiling", LEVEL6))
 
+# Level 7 (module 12): Level 6's code with compile-time tile knobs, split-K and predicated edges. The file's
+# defaults are Level 6's tile and ring; kernels/level7.py compiles the form each shape needs and launches it
+# with its own grid (dispatch), and tools/record_shapes.py records it (book/data/shapes.json).
+LEVEL7_DEFAULT = {"BM": 128, "BN": 256, "BK": 32, "STAGES": 4}
+_add(KernelSpec("sgemm_shape_aware", "sgemm_shape_aware.cu", 7, "shape-aware",
+                "모양에 맞춘 타일·split-K 선택(shape-aware)", (256, 1), (LEVEL7_DEFAULT["BM"], LEVEL7_DEFAULT["BN"]),
+                async_copy=True, dynamic_smem=level6_smem(LEVEL7_DEFAULT), chapter=12, profiled=False,
+                benchmarked=False, dispatch="level7"))
+
 # The kernel that stands for each level in level-to-level comparisons.
 LEVEL_REPRESENTATIVE = {
     0: "sgemm_naive",
@@ -200,6 +213,11 @@ def pairs() -> tuple[tuple[str, str], ...]:
 def profiled_kernels() -> tuple[str, ...]:
     """Kernels tools/profile_levels.py profiles by default (KernelSpec.profiled)."""
     return tuple(name for name, spec in KERNELS.items() if spec.profiled)
+
+
+def benchmarked_kernels() -> tuple[str, ...]:
+    """Kernels `python -m kernels record` times into benchmarks.json (KernelSpec.benchmarked)."""
+    return tuple(name for name, spec in KERNELS.items() if spec.benchmarked)
 
 
 def get(name: str) -> KernelSpec:
@@ -261,6 +279,7 @@ def compulsory_intensity(M: int, N: int, K: int) -> float:
 __all__ = [
     "KernelSpec", "KERNELS", "LEVEL_REPRESENTATIVE", "STATIC_SMEM_LIMIT", "LEVEL5", "LEVEL6", "LEVEL5_MIN_BLOCKS",
     "FAMILY_DEFAULTS", "MACRO_PREFIX", "level5_smem", "level6_threads", "level6_smem", "config_defines", "ring_text",
-    "configurable", "configured",
-    "get", "files", "awkward_kernels", "pairs", "profiled_kernels", "flops", "min_bytes", "compulsory_intensity",
+    "configurable", "configured", "LEVEL7_DEFAULT",
+    "get", "files", "awkward_kernels", "pairs", "profiled_kernels", "benchmarked_kernels", "flops", "min_bytes",
+    "compulsory_intensity",
 ]
