@@ -125,7 +125,7 @@ def test_every_module_lists_the_kernels_its_cells_launch():
     from kernels import registry
 
     modules = doctor.module_kernels()
-    assert sorted(modules) == [4, 5, 6, 7, 8, 9, 10, 11]
+    assert set(modules) == {spec.chapter for spec in registry.KERNELS.values()} | {10} >= set(range(4, 12))
     assert set(registry.LEVEL_REPRESENTATIVE.values()) <= modules[10]
     assert {"sgemm_warp_tiling", "sgemm_async_copy_vec", "sgemm_double_buffer"} <= modules[11] | modules[9]
     assert all(name in registry.KERNELS for names in modules.values() for name in names)
