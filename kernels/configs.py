@@ -225,10 +225,10 @@ def config_text(spec: registry.KernelSpec) -> str:
     """A configuration as a learner reads it: '-' for a fixed kernel, else its shape and ring."""
     cfg = dict(spec.config)
     if spec.dispatch and cfg:
-        return f"{cfg['BM']}×{cfg['BN']} 블록, BK {cfg['BK']}, {cfg['STAGES']}단 (최대, 모양별 선택)"
+        return f"{cfg['BM']}×{cfg['BN']} 블록, BK {cfg['BK']}, 스테이지 {cfg['STAGES']}개 (최대, 모양별 선택)"
     if not spec.family:
         return "-"
-    ring = f"BK {cfg['BK']}, {cfg['STAGES']}단"
+    ring = registry.ring_text(cfg)
     if spec.family == "level5":
         return ring + (", 이른 배리어" if cfg["EARLY_BARRIER"] else "")
     return f"{cfg['BM']}×{cfg['BN']} 블록, {cfg['TM']}×{cfg['TN']} 스레드 타일, {ring}"

@@ -217,7 +217,7 @@ def _model(expression, pad, width=4, passes=1):
     for w in range(8):
         for k in range(16 if width == 4 else 4):
             req = banks.bank_request(rows=16, cols=16, padding=pad, width_bytes=width, bdx=16, bdy=16, warp=w,
-                                     expression=expression, k=k)
+                                     expression=expression, k=k, service="warp")   # the rejected whole-warp pass
             halves = (req.threads[:16], req.threads[16:])
             vals.append(req.wavefronts if passes == 1 else
                         sum(banks.summarize(half, width, req.pitch).wavefronts for half in halves))
