@@ -193,7 +193,7 @@ def validate(rows=16, cols=16, padding=0, width_bytes=4, bdx=16, bdy=16, warp=0,
     _, row_of, col_of = EXPRESSIONS[expression]
     if "k" in (row_of, col_of):
         k_limit = rows if row_of == "k" else cols // width
-        k = require_int_in_range(k, "단계 k(step)", 0, k_limit - 1)
+        k = require_int_in_range(k, "k 스텝(k-step)", 0, k_limit - 1)
     else:
         k = 0  # the store does not use k
     return dict(rows=rows, cols=cols, padding=padding, width_bytes=int(width_bytes), bdx=bdx,

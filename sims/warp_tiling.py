@@ -307,7 +307,7 @@ def fragment_load(cfg: WarpTiling, operand: str, group=0, k=0, warp=0) -> Fragme
     require(operand in ("A", "B"), f"피연산자(operand)는 'A' 또는 'B'여야 합니다 (받은 값: {operand!r})")
     groups = (cfg.tm if operand == "A" else cfg.tn) // FLOAT4
     group = require_int_in_range(group, f"{operand} 조각의 4칸 묶음 번호(group)", 0, groups - 1)
-    k = require_int_in_range(k, "k 단계(step)", 0, 10_000)
+    k = require_int_in_range(k, "k 스텝(k-step)", 0, 10_000)
     warp = _warp(cfg, warp)
     threads = []
     for lane in range(WARP_SIZE):
@@ -479,7 +479,7 @@ def _config_title(cfg: WarpTiling) -> str:
     loads = step_loads(cfg)
     a, b = loads[0], loads[cfg.tm // FLOAT4]
     return (f"{html.escape(cfg.label)}<br>"
-            f"k 한 단계: LDS.128 {cfg.lds_per_step}개(A {cfg.tm // FLOAT4}, B {cfg.tn // FLOAT4}), FFMA "
+            f"k 스텝 하나: LDS.128 {cfg.lds_per_step}개(A {cfg.tm // FLOAT4}, B {cfg.tn // FLOAT4}), FFMA "
             f"{cfg.ffma_per_step}개 → LDS 하나에 FFMA {cfg.ffma_per_step / cfg.lds_per_step:.1f}개<br>"
             f"{html.escape(a.summary)}<br>{html.escape(b.summary)}")
 
@@ -495,7 +495,7 @@ TOOLTIPS = {
     "lane_order": "레인 번호를 이웃 열부터 채울지, 이웃 행부터 채울지",
     "layout": "스레드 타일을 4칸 묶음으로 띄엄띄엄 둘지(커널), 한 덩어리로 둘지(가상)",
     "lane": "살펴볼 레인(lane) 번호: 그 레인이 맡는 C 원소와 읽는 뱅크를 보여 줌",
-    "k": "공유 메모리 타일 안의 k 단계: 이번에 읽는 As와 Bs의 행",
+    "k": "K 타일 안의 k 스텝(k-step): 이번에 읽는 As와 Bs의 행",
 }
 
 
@@ -516,7 +516,7 @@ def _widget_html(params: dict) -> str:
     # The block holds 2×4 warp tiles, as the kernel's 128×256 block holds its eight 64×64 warp tiles.
     cfg = warp_tiling(bm=2 * params["wm"], bn=4 * params["wn"], wm=params["wm"], wn=params["wn"],
                       tm=params["tm"], tn=params["tn"], lane_order=params["lane_order"], layout=params["layout"])
-    lane, k = _lane(params["lane"]), require_int_in_range(params["k"], "k 단계(step)", 0, 31)
+    lane, k = _lane(params["lane"]), require_int_in_range(params["k"], "k 스텝(k-step)", 0, 31)
     return (f"<p>{_config_title(cfg)}</p><p>{html.escape(lane_text(cfg, lane))}</p>"
             f"<p>k = {k}에서 워프 0이 내는 LDS.128 (뱅크 모델: 시뮬레이션 6과 같음)</p>"
             f"{_loads_table(cfg, k, lane)}")
@@ -536,7 +536,7 @@ def widget(tm=8, tn=16, wm=64, wn=64, lane=0, k=0, lane_order="columns", layout=
                                  description="레인 순서"),
         "layout": w.Dropdown(options=[(v, k_) for k_, v in LAYOUTS.items()], value=layout, description="배치"),
         "lane": w.IntSlider(value=lane, min=0, max=WARP_SIZE - 1, description="레인"),
-        "k": w.IntSlider(value=k, min=0, max=31, description="k 단계"),
+        "k": w.IntSlider(value=k, min=0, max=31, description="k 스텝"),
     }
     return live_widget(controls, _widget_html, "시뮬레이션 11: 워프 타일 배치와 뱅크", TOOLTIPS)
 

@@ -151,7 +151,7 @@ def test_float4_with_padding_one_is_a_misaligned_fault():
     (dict(bdx=64, bdy=32), "블록 크기(block size)는 1024 스레드 이하"),
     (dict(warp=8), "워프 번호(warp index)"),
     (dict(expression="load [k][k]"), "access expression"),
-    (dict(k=16), "단계 k(step)"),
+    (dict(k=16), "k 스텝(k-step)"),
     (dict(rows=-4), "rows"),
     (dict(bdx=32, bdy=16, expression="store [ty][tx]"), "배열 범위"),
     (dict(cols=6, width_bytes=16), "4의 배수"),

@@ -6,7 +6,7 @@ import json
 import re
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from kernels import registry
 from kernels.source import read_source
@@ -86,6 +86,7 @@ def test_every_preset_partitions_the_block_tile(label, kwargs):
     assert lanes.shape == (64, 64) and lanes.min() == 0 and lanes.max() == 31
 
 
+@settings(deadline=None)   # a loaded CI host once took 330 ms for one example: timing is not what this checks
 @given(st.sampled_from([(4, 8), (8, 4), (8, 8), (8, 16), (16, 8), (4, 16), (16, 4), (16, 16)]),
        st.sampled_from(["columns", "rows"]), st.sampled_from(["interleaved", "contiguous"]))
 def test_any_valid_shape_is_a_partition(tile, order, layout):
