@@ -89,7 +89,7 @@ MAX_TILE = 512
 # The kernel's shipped shape (registry.LEVEL6, chosen by tools/tune_level6.py).
 SHIPPED = {"bm": 128, "bn": 256, "wm": 64, "wn": 64, "tm": 8, "tn": 16}
 LANE_ORDERS = {
-    "columns": "이웃 레인 = 이웃 열 (LANE_ORDER 0, 출하본)",
+    "columns": "이웃 레인 = 이웃 열 (LANE_ORDER 0, 기본 구성)",
     "rows": "이웃 레인 = 이웃 행 (LANE_ORDER 1)",
 }
 LAYOUTS = {
@@ -98,7 +98,7 @@ LAYOUTS = {
 }
 # The figure's menu: (label, keyword arguments of warp_tiling).
 PRESETS = (
-    ("출하본 8×16", {}),
+    ("기본 구성 8×16", {}),
     ("레인 순서: 이웃 행", {"lane_order": "rows"}),
     ("스레드 타일 16×8", {"tm": 16, "tn": 8}),
     ("가상: 한 덩어리 배치", {"layout": "contiguous"}),

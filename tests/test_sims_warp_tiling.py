@@ -237,7 +237,7 @@ def test_figure_states_controls_and_size():
     bars = {t.name: t for t in fig.data if t.type == "bar" and "가상" in t.name}
     assert len(bars) == 2
     assert [max(t.y) for name, t in sorted(bars.items())] == [1, 2]      # A, then B
-    shipped_bars = [t for t in fig.data if t.type == "bar" and t.name.startswith("출하본")]
+    shipped_bars = [t for t in fig.data if t.type == "bar" and t.name.startswith("기본 구성")]
     assert all(max(t.y) == 1 for t in shipped_bars)
     assert "충돌 없음" in layout["title"]["text"]
 
