@@ -34,6 +34,23 @@ l1_sector_bytes = naive_profile["global_ld_sectors"] * 32
 dram_intensity = FLOPS / naive_profile["dram_bytes"]        # FLOP per DRAM byte, measured
 model_sectors = coalescing.naive_average_sectors(N4, N4, N4, bdx=16, bdy=16)   # simulation 4
 
+# The grid-wide request count of the text (a model: bytes all threads request in the K loop)
+AB_BYTES = 2 * N4 * N4 * 4              # A and B, each read once
+f.set("n4", N4, ",d")
+f.set("thread_gb", THREAD_BYTES / 1e9, ",.0f")
+f.set("ab_mb", AB_BYTES / 1e6, ",.0f")
+f.set("min_bytes", MIN_BYTES, ",d")
+f.set("min_mb", MIN_BYTES / 1e6, ",.0f")
+
+
+@f.claims
+def request_factor(check):
+    """The sentence on how often each input element is requested: reads against reads only (C's write is not
+    part of the K loop's requests), so the factor is N (every A element is read by the N threads of its row)."""
+    check(THREAD_BYTES / AB_BYTES == N4, "본문: A·B 원소 하나를 평균 N번 요청한다 (C의 쓰기는 분모에 넣지 않는다)")
+    check(MIN_BYTES == AB_BYTES + N4 * N4 * 4, "본문: 최소량은 A·B 읽기에 C 쓰기를 더한 값")
+
+
 # Benchmark record (benchmarks.json)
 f.set("b_device", bench_provenance["device"])
 f.set("b_date", str(bench_provenance["date"])[:10])
@@ -129,3 +146,10 @@ def quiz_numbers(check):
         check(quoted in q8, f"퀴즈 m04-q08: 기록과 맞는 값 '{quoted}'")
     check(f"{naive_profile['sectors_per_request']:.1f}" == "2.0" and "2.0으로" in quiz_text(4, "m04-q05"),
           "퀴즈 m04-q05: 요청당 섹터 2.0")
+
+
+@f.absence("측정되지 않은 주장입니다")
+def source_claim_unmeasured(check):
+    """The source material's "1–5% (A100)" is not a measurement of this course: no record was made on an A100."""
+    devices = {bench_provenance["device"], profile_record["device"]}
+    check(not any("A100" in d for d in devices), "기록(benchmarks.json, profiles.json)에 A100에서 잰 값이 없다")
