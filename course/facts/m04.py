@@ -9,7 +9,7 @@ import re
 from course.facts import Facts, quiz_text
 from course.page import recorded
 from kernels.record import DATA_DIR
-from sims import coalescing
+from sims import coalescing, roofline
 
 f = Facts("m04")
 
@@ -144,6 +144,12 @@ def quiz_numbers(check):
                    f"{naive_profile['achieved_occupancy_pct']:.1f}%",
                    f"요청당 섹터 수는 {naive_profile['sectors_per_request']:.1f}"):
         check(quoted in q8, f"퀴즈 m04-q08: 기록과 맞는 값 '{quoted}'")
+    a100 = roofline.A100_REFERENCE          # the source material's A100 figures (datasheet, not measured)
+    for quoted in (f"{a100.peak_gflops:,.0f} GFLOP/s ÷ {a100.bandwidth_gbs:,.0f} GB/s ≈ {a100.ridge_ai:.1f} FLOP/B",
+                   f"FP32 최대 {bench_provenance['peak_gflops']:,.0f} GFLOP/s ÷ 측정한 복사 대역폭 "
+                   f"{bench_provenance['bandwidth_gbs']:,.0f} GB/s ≈ "
+                   f"{bench_provenance['peak_gflops'] / bench_provenance['bandwidth_gbs']:.1f} FLOP/B"):
+        check(quoted in " ".join(q8.split()), f"퀴즈 m04-q08: 꺾임점 계산 '{quoted}'")
     check(f"{naive_profile['sectors_per_request']:.1f}" == "2.0" and "2.0으로" in quiz_text(4, "m04-q05"),
           "퀴즈 m04-q05: 요청당 섹터 2.0")
 

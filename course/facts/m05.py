@@ -164,3 +164,10 @@ def float4_naive_not_measured(check):
                       | set(variant_record["variants"]))
     check(not any("naive" in n and any(t in n for t in ("float4", "vec", "128")) for n in recorded_names),
           "기록(benchmarks, profiles, variants)에 float4 로드를 쓰는 나이브 변형이 없다")
+
+
+@f.absence("측정 근거 없음")
+def source_claim_unmeasured(check):
+    """The source material's Level 1 figures (A100) have no measurement behind them in this course's records."""
+    check("A100" not in bench.provenance["device"] and "A100" not in profile_record["device"],
+          "기록(benchmarks.json, profiles.json)에 A100에서 잰 값이 없다")
