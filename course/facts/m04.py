@@ -36,7 +36,8 @@ model_sectors = coalescing.naive_average_sectors(N4, N4, N4, bdx=16, bdy=16)   #
 
 # The grid-wide request count of the text (a model: bytes all threads request in the K loop)
 AB_BYTES = 2 * N4 * N4 * 4              # A and B, each read once
-f.set("n4", N4, ",d")
+f.set("n4", N4, "d")
+f.set("n4_count", N4, ",d")
 f.set("thread_gb", THREAD_BYTES / 1e9, ",.0f")
 f.set("ab_mb", AB_BYTES / 1e6, ",.0f")
 f.set("min_bytes", MIN_BYTES, ",d")
