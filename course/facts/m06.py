@@ -319,6 +319,11 @@ def quiz_numbers(check):
           f"패딩 없음 {tiled_profile['smem_st_wavefronts_per_instruction']:.2f}" in quiz_text(6, "m06-q06")
           and median_ms["sgemm_tiled_padded"] > median_ms["sgemm_tiled"],
           "퀴즈 m06-q06: 저장 wavefront 2.03과 1.07, 패딩한 커널이 더 느렸다")
+    added_ld = padded_profile["smem_ld_wavefronts"] - tiled_profile["smem_ld_wavefronts"]
+    added_st = padded_profile["smem_st_wavefronts"] - tiled_profile["smem_st_wavefronts"]
+    lds_growth = padded_profile["smem_ld_instructions"] / tiled_profile["smem_ld_instructions"] - 1
+    check(f"읽기 명령이 {100 * lds_growth:.0f}% 늘었다" in quiz_text(6, "m06-q06") and added_ld > 3 * added_st > 0,
+          "퀴즈 m06-q06: 느려진 몫의 대부분은 읽기 쪽(LDS.128을 잃어 읽기 명령 +60%, 웨이브프론트 증가가 저장보다 훨씬 큼)")
     check(tiled_profile["smem_static"] == 2048 and padded_profile["smem_static"] == 2176
           and "2,176 B" in quiz_text(6, "m06-q03"),
           "퀴즈 m06-q03: 16×16 커널 2,048 B, 패딩 2,176 B")

@@ -78,6 +78,24 @@ for key, kernel in (("rb", LEVEL3_KERNEL), ("pad", PADDED_KERNEL), ("l2", LEVEL2
     f.set(f"p_{key}_sts_per_tile", profile["smem_st_instructions"] / WARP_K_TILES, ".0f")
     f.set(f"p_{key}_ld_conf_pct", 100 * profile["smem_ld_bank_conflicts"] / profile["smem_ld_instructions"],
           ".2f" if key == "rb" else ".0f")
+# Module 6's padded Level 2 against its base (the prerequisite answer): what the padding cost, read against store side
+m06_base, m06_pad = kernel_profiles["sgemm_tiled"], kernel_profiles["sgemm_tiled_padded"]
+f.set("m06_pad_lds_pct", 100 * (m06_pad["smem_ld_instructions"] / m06_base["smem_ld_instructions"] - 1), ".0f")
+
+
+@f.claims
+def module6_padding_recap(check):
+    """The prerequisite answer on module 6's +1 padding: the reads lost LDS.128 (more instructions and far more
+    added wavefronts than the stores), and the padded kernel was slower."""
+    added_ld = m06_pad["smem_ld_wavefronts"] - m06_base["smem_ld_wavefronts"]
+    added_st = m06_pad["smem_st_wavefronts"] - m06_base["smem_st_wavefronts"]
+    check(m06_pad["smem_ld_instructions"] > 1.5 * m06_base["smem_ld_instructions"] and added_ld > 3 * added_st > 0,
+          "본문(사전 복습): 패딩으로 읽기 명령이 늘고, 늘어난 웨이브프론트는 읽기 쪽이 훨씬 많다")
+    check(m06_pad["smem_st_bank_conflicts"] > 10 * m06_base["smem_st_bank_conflicts"]
+          and bench.at("sgemm_tiled_padded", N4)["median_ms"] > bench.at("sgemm_tiled", N4)["median_ms"],
+          "본문(사전 복습): 스토어 충돌이 새로 생기고, 패딩한 커널이 더 느리다")
+
+
 f.set("p_instr_ratio", level2_profile["instructions"] / level3_profile["instructions"], ".1f")
 f.set("p_ld_wave_ratio", 100 * (padded_profile["smem_ld_wavefronts"] / level3_profile["smem_ld_wavefronts"] - 1), ".0f")
 f.set("p_st_wave_ratio", padded_profile["smem_st_wavefronts"] / level3_profile["smem_st_wavefronts"], ".1f")
