@@ -9,7 +9,7 @@ import re
 from course.facts import Facts, quiz_text
 from course.page import recorded
 from kernels.record import DATA_DIR
-from sims import coalescing
+from sims import coalescing, roofline
 
 f = Facts("m04")
 
@@ -33,6 +33,24 @@ naive_stall_total = sum(naive_stalls.values())
 l1_sector_bytes = naive_profile["global_ld_sectors"] * 32
 dram_intensity = FLOPS / naive_profile["dram_bytes"]        # FLOP per DRAM byte, measured
 model_sectors = coalescing.naive_average_sectors(N4, N4, N4, bdx=16, bdy=16)   # simulation 4
+
+# The grid-wide request count of the text (a model: bytes all threads request in the K loop)
+AB_BYTES = 2 * N4 * N4 * 4              # A and B, each read once
+f.set("n4", N4, "d")
+f.set("n4_count", N4, ",d")
+f.set("thread_gb", THREAD_BYTES / 1e9, ",.0f")
+f.set("ab_mb", AB_BYTES / 1e6, ",.0f")
+f.set("min_bytes", MIN_BYTES, ",d")
+f.set("min_mb", MIN_BYTES / 1e6, ",.0f")
+
+
+@f.claims
+def request_factor(check):
+    """The sentence on how often each input element is requested: reads against reads only (C's write is not
+    part of the K loop's requests), so the factor is N (every A element is read by the N threads of its row)."""
+    check(THREAD_BYTES / AB_BYTES == N4, "본문: A·B 원소 하나를 평균 N번 요청한다 (C의 쓰기는 분모에 넣지 않는다)")
+    check(MIN_BYTES == AB_BYTES + N4 * N4 * 4, "본문: 최소량은 A·B 읽기에 C 쓰기를 더한 값")
+
 
 # Benchmark record (benchmarks.json)
 f.set("b_device", bench_provenance["device"])
@@ -127,5 +145,18 @@ def quiz_numbers(check):
                    f"{naive_profile['achieved_occupancy_pct']:.1f}%",
                    f"요청당 섹터 수는 {naive_profile['sectors_per_request']:.1f}"):
         check(quoted in q8, f"퀴즈 m04-q08: 기록과 맞는 값 '{quoted}'")
+    a100 = roofline.A100_REFERENCE          # the source material's A100 figures (datasheet, not measured)
+    for quoted in (f"{a100.peak_gflops:,.0f} GFLOP/s ÷ {a100.bandwidth_gbs:,.0f} GB/s ≈ {a100.ridge_ai:.1f} FLOP/B",
+                   f"FP32 최대 {bench_provenance['peak_gflops']:,.0f} GFLOP/s ÷ 측정한 복사 대역폭 "
+                   f"{bench_provenance['bandwidth_gbs']:,.0f} GB/s ≈ "
+                   f"{bench_provenance['peak_gflops'] / bench_provenance['bandwidth_gbs']:.1f} FLOP/B"):
+        check(quoted in " ".join(q8.split()), f"퀴즈 m04-q08: 꺾임점 계산 '{quoted}'")
     check(f"{naive_profile['sectors_per_request']:.1f}" == "2.0" and "2.0으로" in quiz_text(4, "m04-q05"),
           "퀴즈 m04-q05: 요청당 섹터 2.0")
+
+
+@f.absence("측정되지 않은 주장입니다")
+def source_claim_unmeasured(check):
+    """The source material's "1–5% (A100)" is not a measurement of this course: no record was made on an A100."""
+    devices = {bench_provenance["device"], profile_record["device"]}
+    check(not any("A100" in d for d in devices), "기록(benchmarks.json, profiles.json)에 A100에서 잰 값이 없다")

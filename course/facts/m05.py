@@ -141,3 +141,33 @@ def quiz_numbers(check):
     """The recorded number the bank (course/banks/m05.yaml) quotes."""
     check(f"요청당 섹터 수는 {naive_profile['sectors_per_request']:.1f}" in quiz_text(5, "m05-q08"),
           "퀴즈 m05-q08: 요청당 2.0섹터")
+
+
+@f.claims
+def sass_ratio(check):
+    """The sentence on the "FFMA / LDG" column: the static counts are the source's ratios (2 loads per FFMA in
+    Level 0, 5 loads per 16 FFMAs in Level 1) repeated over the unrolled copies, plus the epilogue's C read."""
+    naive_ab = naive_sass.counts.get("LDG.E.CONSTANT", 0)               # A and B reads (read-only path)
+    coal_ab = coalesced_sass.counts.get("LDG.E.128.CONSTANT", 0)
+    check(naive_sass.counts.get("LDG.E") == 1 and naive_ab % 2 == 0 and naive_sass.ffma == naive_ab // 2 + 1,
+          "본문: 나이브 커널은 로드 2개에 FFMA 1개씩 펼쳐 놓고, 에필로그에 C 읽기 1개와 FFMA 1개")
+    check(coalesced_sass.counts.get("LDG.E.128") == 1 and coal_ab % 5 == 0
+          and coalesced_sass.ffma == 16 * (coal_ab // 5) + 4,
+          "본문: Level 1은 로드 5개에 FFMA 16개씩 펼쳐 놓고, 에필로그에 C 읽기 1개와 FFMA 4개")
+
+
+@f.absence("이 변형은 이 강좌에서 측정하지 않았으므로")
+def float4_naive_not_measured(check):
+    """Q3's variant (the naive mapping with float4 loads) was never built, timed or profiled."""
+    variant_record = json.loads((DATA_DIR / "variants.json").read_text(encoding="utf-8"))
+    recorded_names = ({r["kernel"] for r in bench.rows} | {r["kernel"] for r in profile_record["kernels"]}
+                      | set(variant_record["variants"]))
+    check(not any("naive" in n and any(t in n for t in ("float4", "vec", "128")) for n in recorded_names),
+          "기록(benchmarks, profiles, variants)에 float4 로드를 쓰는 나이브 변형이 없다")
+
+
+@f.absence("측정 근거 없음")
+def source_claim_unmeasured(check):
+    """The source material's Level 1 figures (A100) have no measurement behind them in this course's records."""
+    check("A100" not in bench.provenance["device"] and "A100" not in profile_record["device"],
+          "기록(benchmarks.json, profiles.json)에 A100에서 잰 값이 없다")
