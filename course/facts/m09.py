@@ -702,3 +702,10 @@ def quiz_padded_level2(check):
           "퀴즈 m09-q02: 패딩한 커널의 로드에는 충돌이 없다(1.00), 패딩 없는 커널 1.20")
     check(8 < tiled["smem_ld_instructions"] / tiled["smem_st_instructions"] <= 10,
           "퀴즈 m09-q02: 저장 명령은 로드 명령의 10분의 1")
+
+
+@f.absence("측정된 적이 없습니다")
+def source_ranges_never_measured_here(check):
+    devices = [bench_provenance["device"], profile_record["device"], tuning_record["device"],
+               source_stalls_record["device"]]
+    check(all("A100" not in d for d in devices), f"본문: 원 자료의 A100 범위를 잰 기록이 없다 (기록된 장치: {devices})")

@@ -1021,3 +1021,24 @@ def source_samples_of_level5(check):
 def no_source_samples_for_level4(check):
     check(set(_source_kernels) == {REPRESENTATIVE[5]},
           "본문: source_stalls.json에는 Level 5(16 B 변형)의 샘플만 있다")
+
+
+def _records_thread_tile(profile: dict) -> bool:
+    """Whether a profile entry records a thread tile (a key like thread_tile, tm/tn)."""
+    return any("thread" in key or key in ("TM", "TN", "tm", "tn") for key in profile)
+
+
+@f.absence("스레드 타일은 기록에 없어")
+def cublas_thread_tile_not_recorded(check):
+    check(not _records_thread_tile(cublas_profile), "본문: cuBLAS 프로파일(reference)에 스레드 타일이 없다")
+
+
+@f.absence("cuBLAS의 스레드 타일은 기록에 없으니")
+def cublas_thread_tile_not_recorded_roofline(check):
+    check(not _records_thread_tile(cublas_profile), "본문: 루프라인의 모델 (i)에 쓸 cuBLAS의 스레드 타일이 기록에 없다")
+
+
+@f.absence("측정된 적이 없습니다")
+def source_sol_claims_never_measured_here(check):
+    check("A100" not in profile_record["device"] and "A100" not in benchmark_record.provenance["device"],
+          "본문: 원 자료가 A100을 두고 예상한 SOL 값을 잰 기록이 없다")
