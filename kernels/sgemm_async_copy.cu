@@ -104,7 +104,8 @@ __device__ __forceinline__ void sgemm_async_copy_body(SGEMM_ARGS)
     // read of tile kt is issued before that barrier, so refilling tile kt's own stage after it would be
     // safe with two stages. This loop keeps the ring's convention instead (tile kt + STAGES - 1 goes into
     // the stage of tile kt - 1), and with two stages that is the stage of tile kt + 1: hence three.
-    static_assert(l5::STAGES >= 3, "an early barrier needs a third stage");
+    static_assert(l5::STAGES >= 3,
+                  "this loop's refill convention (tile kt + STAGES - 1 into tile kt - 1's stage) needs a third stage");
     float a[2][rb::TM], b[2][rb::TN];
     cp_async_wait<l5::STAGES - 2>();
     __syncthreads();
