@@ -156,6 +156,15 @@ occupancy_at_33 = roofline.occupancy(256, 33, int(tiled_profile["smem_static"]),
 f.set("occ_blocks", tiled_occupancy.blocks_per_sm, "d")
 f.set("occ_smem_alloc", tiled_occupancy.smem_allocated_per_block, ",d")
 f.set("occ33", occupancy_at_33.active_warps / occupancy_at_33.arch.max_warps_per_sm * 100, ".0f")
+occupancy_at_32 = roofline.occupancy(256, 32, int(tiled_profile["smem_static"]), "sm_90")
+# Why DRAM is not saturated although the DRAM-byte intensity is still below the ridge: the bandwidth the
+# kernel asks of DRAM at the speed it runs (its FLOP/s over its DRAM intensity), against the measured copy bandwidth.
+requested_bytes = tiled_profile["global_ld_sectors"] * 32                            # what L1 served for the loads
+dram_needed_gbs = tiled_bench["gflops"] / tiled_dram_ai
+f.set("req_gb_tiled", requested_bytes / 1e9, ".1f")
+f.set("dram_share_pct", tiled_profile["dram_bytes"] / requested_bytes * 100, ".0f")
+f.set("dram_need_gbs", dram_needed_gbs, ",.0f")
+f.set("dram_need_pct", dram_needed_gbs / roof.bandwidth_gbs * 100, ".0f")
 
 
 @f.claims
@@ -193,7 +202,27 @@ def profile_directions(check):
     check(tiled["achieved_occupancy_pct"] > 95
           and tiled["theoretical_occupancy_pct"] == 100 == tiled_occupancy.occupancy_pct,
           "본문: 점유율이 모자라서 느린 것은 아니다 (원 자료의 50–75%, 62%와 맞지 않는다)")
-    check(occupancy_at_33.occupancy_pct < tiled_occupancy.occupancy_pct, "본문: 레지스터가 하나만 늘어도 이론 점유율이 떨어진다")
+    check(tiled["registers"] < 33 and occupancy_at_32.occupancy_pct == tiled_occupancy.occupancy_pct
+          and occupancy_at_33.occupancy_pct < tiled_occupancy.occupancy_pct,
+          "본문: 레지스터가 32개까지는 그대로이고, 33개가 되면 이론 점유율이 떨어진다")
+    check(median_ms["sgemm_tiled"] > median_ms["sgemm_coalesced"],
+          "본문: 공유 메모리를 도입한 것만으로는 바로 앞 Level의 커널보다 빨라지지 않았다")
+    pct_naive, pct_tiled = naive["l1_lsu_wavefronts_pct"], tiled["l1_lsu_wavefronts_pct"]
+    check(abs(pct_naive / pct_tiled - 1) < 0.02,
+          "본문: 두 커널이 L1 데이터 경로를 거의 같은 비율로 쓰니, 바쁜 시간의 비가 속도 향상과 같은 것은 그 사실에서 나온다")
+
+
+@f.claims
+def dram_not_saturated(check):
+    """The dropdown on why DRAM is not saturated: DRAM intensity about twice the model's and still below the
+    ridge; the kernel's own speed asks DRAM for about a third of the measured bandwidth."""
+    tiled = tiled_profile
+    check(tiled["l1_hit_rate_pct"] < 10 and 0.35 < tiled["dram_bytes"] / requested_bytes < 0.65,
+          "본문: 잰 DRAM 바이트는 요청한 바이트의 절반쯤 (L1·L2가 대부분을 처리한 것이 아니다)")
+    check(1.5 < tiled_dram_ai / 4.0 < 2.5 and tiled_dram_ai < roof.ridge_ai,
+          "본문: DRAM 기준 산술 강도는 두 배쯤 높을 뿐이고 여전히 꺾임점보다 낮다")
+    check(dram_needed_gbs < 0.5 * roof.bandwidth_gbs and tiled["dram_pct"] < 50,
+          "본문: 커널이 도는 속도에서 DRAM에 필요한 대역폭은 잰 복사 대역폭의 절반도 안 된다")
 
 
 # ============================================================ SASS (sm_90, recorded) and shared-memory counters
@@ -213,6 +242,7 @@ for key, kernel in (("tiled", "sgemm_tiled"), ("pad", "sgemm_tiled_padded"), ("c
                     ("colpad", "sgemm_tiled_colwalk_padded")):
     f.set(f"wf_tile_{key}", ld_wavefronts_per_warp_tile[kernel], ".0f")
     f.set(f"wpi_{key}", kernel_profile(kernel)["smem_ld_wavefronts_per_instruction"], ".1f")
+f.set("wf_col_ratio", ld_wavefronts_per_warp_tile["sgemm_tiled_colwalk"] / ld_wavefronts_per_warp_tile["sgemm_tiled"], ".1f")
 
 
 def _without_ftz(counts):
@@ -303,6 +333,10 @@ def bank_model(check):
     ordered = [groups[g] for g in sorted(groups)]
     check(len(ordered) >= 3 and all(max(lo) < min(hi) for lo, hi in zip(ordered, ordered[1:])),
           "본문: 시간이 워프·타일당 읽기 웨이브프론트를 따라간다 (웨이브프론트가 많은 무리가 언제나 더 느리다)")
+    wf_ratio = per_tile["sgemm_tiled_colwalk"] / per_tile["sgemm_tiled"]
+    time_ratio = median_ms["sgemm_tiled_colwalk"] / median_ms["sgemm_tiled"]
+    check(wf_ratio > 1.1 * time_ratio,
+          "본문: 웨이브프론트가 시간의 순서를 정하지만 비례하지는 않는다 (열 걷기: 웨이브프론트 배수 > 시간 배수)")
     check(abs(per_tile["sgemm_tiled_padded"] / per_tile["sgemm_tiled_colwalk_padded"] - 1) < 0.01,
           "본문: 패딩형과 열 걷기+패딩형은 웨이브프론트가 같다")
     check(abs(median_ms["sgemm_tiled_padded"] / median_ms["sgemm_tiled_colwalk_padded"] - 1) < 0.02,
@@ -353,3 +387,10 @@ def source_claim_unmeasured(check):
     """The source material's "20–40% of cuBLAS" (A100) has no measurement behind it in this course's records."""
     check("A100" not in bench.provenance["device"] and "A100" not in profile_record["device"],
           "기록(benchmarks.json, profiles.json)에 A100에서 잰 값이 없다")
+
+
+@f.absence("이 강좌가 잰 값이 아닙니다")
+def a100_figures_not_measured(check):
+    """The A100 ridge figures are the datasheet values the source quotes: no record was made on an A100."""
+    check("A100" not in bench.provenance["device"] and "A100" not in profile_record["device"],
+          "기록(benchmarks.json, profiles.json)에 A100에서 잰 값이 없다 (꺾임점의 A100 값은 데이터시트 값)")

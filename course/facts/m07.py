@@ -452,6 +452,10 @@ def quiz_numbers(check):
     check(f"{regs[LEVEL3_KERNEL]}개" in q8 and f"{regs[PADDED_KERNEL]}개" in q8, "퀴즈 m07-q08: 기본 커널 104개, 패딩 변형 127개")
     q3 = quiz_text(7, "m07-q03")
     check(bench_4096[PADDED_KERNEL]["smem_static"] == 8256 and "8,256" in q3, "퀴즈 m07-q03: 패딩 변형 8,256 B")
+    check("2048³과 4096³에서 기본 커널보다 느렸다(1024³에서는 조금 빨랐다)" in " ".join(q3.split())
+          and all(bench.at(PADDED_KERNEL, n)["median_ms"] > bench.at(LEVEL3_KERNEL, n)["median_ms"] for n in (2048, 4096))
+          and bench.at(PADDED_KERNEL, 1024)["median_ms"] < bench.at(LEVEL3_KERNEL, 1024)["median_ms"],
+          "퀴즈 m07-q03: 패딩 변형은 2048³·4096³에서 느리고 1024³에서는 조금 빠르다")
     check("모두 사라지지는 않지만" in q3 and 0 < padded_sass.lds_widths.get("128", 0) < level3_sass.lds_widths["128"]
           and sum(padded_sass.lds_widths.values()) > level3_sass.lds_widths["128"]
           and padded_profile["smem_ld_wavefronts"] > level3_profile["smem_ld_wavefronts"]
@@ -487,5 +491,30 @@ def unroll_not_timed(check):
 @f.absence("측정되지 않은 주장입니다")
 def source_claim_unmeasured(check):
     """The source material's "50–70% (A100)" is not a measurement of this course: no record was made on an A100."""
+    devices = {bench_provenance["device"], profile_record["device"], variant_record["device"]}
+    check(not any("A100" in d for d in devices), "기록(benchmarks, profiles, variants)에 A100에서 잰 값이 없다")
+
+
+@f.claims
+def padded_1024_reversal(check):
+    """The sentence that the padded variant's direction flips only at 1024³ (benchmarks.json)."""
+    slower = {n: bench.at(PADDED_KERNEL, n)["median_ms"] > bench.at(LEVEL3_KERNEL, n)["median_ms"]
+              for n in (1024, 2048, 4096)}
+    check(slower == {1024: False, 2048: True, 4096: True}, "본문: 1024³에서만 패딩 변형이 기본 커널보다 빠르다")
+
+
+@f.absence("1024³의 프로파일은 기록에 없어")
+def no_profile_at_1024(check):
+    """No Nsight Compute profile of Level 3 or its padded variant at 1024³ (kernels, reference, supplements)."""
+    entries = list(profile_record["kernels"]) + list(profile_record.get("reference", []))
+    for supplement in profile_record.get("supplements", []):
+        entries += supplement.get("same_run", [])
+    check(not any(e["kernel"] in (LEVEL3_KERNEL, PADDED_KERNEL) and e.get("M") == 1024 for e in entries),
+          "profiles.json에 1024³에서 잰 Level 3 또는 패딩 변형의 프로파일이 없다")
+
+
+@f.absence("측정한 값이 아니고")
+def source_level3_share_unmeasured(check):
+    """The section's "50–70% (A100)": the same absence as the summary's, said where the figure is quoted."""
     devices = {bench_provenance["device"], profile_record["device"], variant_record["device"]}
     check(not any("A100" in d for d in devices), "기록(benchmarks, profiles, variants)에 A100에서 잰 값이 없다")
