@@ -7,6 +7,7 @@ import json
 import re
 
 from course.facts import Facts, quiz_text
+from course.facts.recorded_sass import sass
 from course.page import recorded
 from kernels.record import DATA_DIR
 from sims import coalescing, roofline
@@ -117,6 +118,8 @@ def text_directions(check):
           and strided_bench["median_ms"] > 3 * naive_bench[4096]["median_ms"],
           "본문: 반례는 (16 + 1) / 2 섹터/요청, 나이브 커널보다 몇 배 느리다")
     check(l1_sector_bytes == THREAD_BYTES / 2, "본문: 스레드 요청에서 L1 섹터로 내려오며 절반이 된다 (브로드캐스트)")
+    check(naive_profile["l1_hit_rate_pct"] > 80,
+          "본문: A 섹터에 함께 실려 온 나머지 float는 다음 k 스텝들에서 L1 캐시 적중으로 받는다 (L1 적중률이 높다)")
     check(naive_profile["dram_read_bytes"] < 0.1 * l1_sector_bytes and naive_profile["dram_bytes"] > 50 * MIN_BYTES,
           "본문: DRAM까지 가는 읽기는 L1 섹터의 일부지만 최소량의 수십 배")
     check(naive_profile["mem_pct"] > 85 and naive_profile["dram_pct"] < 30,
@@ -132,6 +135,33 @@ def text_directions(check):
           "본문: DRAM 대역폭은 이 커널의 천장이 아니다")
     check(0.25 < bench_provenance["peak_gflops"] / bench_provenance["bandwidth_gbs"] / 10,
           "본문: 스레드당 0.25 FLOP/B는 꺾임점보다 한참 낮다")
+
+
+WARPS_PER_SMSP = 16    # H100 (sm_90): 64 resident warps per SM over 4 schedulers
+
+
+@f.claims
+def stall_unit(check):
+    """The sentence that reads Nsight's unit (warps stalled per issue-active cycle, summed over the reasons) as the
+    cycles a warp spends per instruction it issues: both are resident warps per scheduler ÷ issue-active share."""
+    per_instruction = WARPS_PER_SMSP * naive_profile["achieved_occupancy_pct"] / naive_profile["issue_active_pct"]
+    check(abs(per_instruction - naive_stall_total) < 0.03 * naive_stall_total,
+          "본문: 스톨 합계는 워프 하나가 명령 하나를 내는 데 걸린 평균 사이클과 같다 (상주 워프 ÷ 발행 비율)")
+
+
+naive_sass = sass.summarize("sgemm_naive", "sm_90")     # book/data/sass_facts.json (recorded SASS)
+
+
+@f.claims
+def sass_listing(check):
+    """The list after the SASS cells: only 32-bit LDG (A and B on the read-only path), no LDG.E.128, no shared
+    memory instruction, and two loads per FFMA in every unrolled copy plus the epilogue's C read and FFMA."""
+    ab_loads = naive_sass.counts.get("LDG.E.CONSTANT", 0)
+    check(naive_sass.ldg_128 == 0 and naive_sass.ldg_32 > 0 and ab_loads > 0,
+          "본문: 로드는 모두 32비트 LDG이고 A·B 로드에 .CONSTANT가 붙으며, LDG.E.128은 없다")
+    check(not naive_sass.lds_widths and not naive_sass.sts_widths, "본문: 공유 메모리 명령(LDS, STS)이 없다")
+    check(naive_sass.counts.get("LDG.E") == 1 and ab_loads == 2 * (naive_sass.ffma - 1),
+          "본문: 펼쳐도 FFMA 하나에 로드 둘 (에필로그의 C 읽기와 FFMA 하나를 빼면)")
 
 
 @f.claims
@@ -155,8 +185,19 @@ def quiz_numbers(check):
           "퀴즈 m04-q05: 요청당 섹터 2.0")
 
 
-@f.absence("측정되지 않은 주장입니다")
-def source_claim_unmeasured(check):
-    """The source material's "1–5% (A100)" is not a measurement of this course: no record was made on an A100."""
+def no_a100_record(check):
+    """No record of this course was made on an A100, so the source material's A100 figures stay claims."""
     devices = {bench_provenance["device"], profile_record["device"]}
     check(not any("A100" in d for d in devices), "기록(benchmarks.json, profiles.json)에 A100에서 잰 값이 없다")
+
+
+@f.absence("측정되지 않은 주장입니다")
+def source_claim_unmeasured(check):
+    """The summary: the source material's "1–5% (A100)" is not a measurement of this course."""
+    no_a100_record(check)
+
+
+@f.absence("측정값이 아닌 주장이고")
+def source_claim_not_a_measurement(check):
+    """The section "얼마나 느린가": the same "1–5%" figure, said where it is first quoted."""
+    no_a100_record(check)
