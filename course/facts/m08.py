@@ -217,6 +217,7 @@ def sass_summary_table(check):
     """The text under the chapter's SASS summary table and excerpt."""
     s3, s4 = sass_level3, sass_level4
     check(s3.spills == s4.spills == 0 and s4.ffma == s3.ffma + 512, "본문: 스필 없음, 꼬리의 계산이 FFMA 512개를 더한다")
+    check(s3.ffma - 512 == 64, "본문: Level 3의 FFMA = 루프의 512개 + 에필로그 beta 경로의 64개 (스레드의 8×8 칸)")
     check(s4.registers - s3.registers > 12, "본문: 레지스터가 float 8개보다 훨씬 많이 는다")
     check(s4.counts["LDG.E.128.CONSTANT"] == 2 * s3.counts["LDG.E.128.CONSTANT"] == 4,
           "본문: 타일 로드 LDG.E.128.CONSTANT는 Level 3에 둘(A, B), Level 4에 넷(프롤로그와 루프)")
@@ -426,10 +427,25 @@ def no_source_samples_for_levels_3_and_4(check):
           "본문: 명령별 샘플(source_stalls.json)은 Level 5(16바이트) 하나뿐이고 Level 3·4의 것은 없다")
 
 
+def _no_a100_record(check, where: str) -> None:
+    """The source material's A100 figures were never measured here: no record comes from an A100."""
+    devices = [bench_provenance["device"], profile_record["device"], variants_record["device"], _source_stalls["device"]]
+    check(all("A100" not in d for d in devices), f"{where}: 기록된 장치 중 A100이 없다 ({devices})")
+
+
 @f.absence("이 책의 기록에는 A100에서 잰 값이 없습니다")
 def no_a100_measurement(check):
-    devices = [bench_provenance["device"], profile_record["device"], variants_record["device"], _source_stalls["device"]]
-    check(all("A100" not in d for d in devices), f"본문: 기록된 장치 중 A100이 없다 ({devices})")
+    _no_a100_record(check, "핵심 정리")
+
+
+@f.absence("측정한 값이 아니고 장치도 다르니")
+def source_range_70_85_not_measured(check):
+    _no_a100_record(check, "측정 절: 원 자료의 70–85%")
+
+
+@f.absence("원 자료 주장, A100, 측정 아님")
+def source_profile_not_measured(check):
+    _no_a100_record(check, "프로파일 절: 원 자료의 Level 4 프로파일")
 
 
 @f.claims

@@ -15,7 +15,7 @@ from course.page import recorded
 from course.settings import load_settings
 from kernels import registry
 from kernels.record import DATA_DIR
-from sims import pipeline
+from sims import banks, pipeline
 
 f = Facts("m09")
 
@@ -475,7 +475,7 @@ def tuning_record_is_one_row_per_cell(check):
 @f.claims
 def tuning_directions(check):
     """The text's reading of the ring tuner's record."""
-    check(CHOSEN == (BK, STAGES, RING["EARLY_BARRIER"]), "본문: 조정기의 선택이 배포된 링(registry.LEVEL5)와 같다")
+    check(CHOSEN == (BK, STAGES, RING["EARLY_BARRIER"]), "본문: 조정기의 선택이 배포된 링(registry.LEVEL5)과 같다")
     check(all(r["local_bytes"] == 0 for r in TUNING_ROWS), "본문: 어느 구성도 스필하지 않았다")
     check(all(r["rel_error"] < 1e-5 for r in TUNING_ROWS), "본문: 모든 구성이 검증을 통과했다")
     check(max(r["registers"] for r in TUNING_ROWS) <= 128, "본문: 조정기의 모든 구성이 레지스터 128개 이하(tune_regs)")
@@ -489,14 +489,16 @@ def tuning_directions(check):
         check(0 <= vs4(v5, 8, 3, 0, n) - vs4(v5, 8, 2, 0, n) < 0.015, f"본문: BK 8에서 셋째 스테이지는 1.5% 미만의 이득, {n}³")
         check(vs4(v5, 8, 3, 1, n) - vs4(v5, 8, 3, 0, n) > 0.02, f"본문: BK 8에서 이른 배리어가 2% 넘게 돕는다, {n}³")
         check(vs4(v5, 32, 3, 1, n) < vs4(v5, 32, 2, 0, n), f"본문: BK 32에 셋째 스테이지와 이른 배리어를 더해도 빨라지지 않는다, {n}³")
+        check(vs4(v5, 32, 2, 0, n) - vs4(v5, 32, 3, 1, n) < KEEP_MARGIN,
+              f"본문: 그 차이는 조금이고 흔들림(keep_margin) 안이다, {n}³")
         check(vs4(s5, 32, 3, 1, n) < min(vs4(s5, *c, n) for c in DEEP if c != (32, 3, 1)),
               f"본문: 4바이트 변형은 BK 32, 3스테이지에서 가장 느린 깊은 구성, {n}³")
-    check(registry.level5_smem({"BK": 16, "STAGES": 4}) == SMEM, "본문: BK 16 네 단과 BK 32 두 단은 같은 공유 메모리")
+    check(registry.level5_smem({"BK": 16, "STAGES": 4}) == SMEM, "본문: BK 16 × 4스테이지와 BK 32 × 2스테이지는 같은 공유 메모리")
     check(all(gap < KEEP_MARGIN for gap in _same_smem_gaps), "본문: 같은 공유 메모리의 두 배치는 여유(2%) 안에서 같다")
     check(min(_gap_deep) > 0.015, "본문: BK 16 이상에서는 모든 구성에서 16바이트 B 복사가 1.5% 넘게 빠르다")
     check(max(abs(x) for x in _gap_thin) < 0.02, "본문: BK 8에서는 두 변형이 2% 안으로 비슷하다")
     check(all(vs4(v5, *BEST, n) - vs4(v5, *CHOSEN, n) < KEEP_MARGIN for n in tuning_sizes),
-          "본문: 배포된 링는 가장 좋은 구성과 여유 안")
+          "본문: 배포된 링은 가장 좋은 구성과 여유 안")
     check(max(_cublas_main) / min(_cublas_main) - 1 > 0.02, "본문: cuBLAS 시간이 창마다 몇 % 흔들린다")
 
 
@@ -582,7 +584,7 @@ def quiz_numbers(check):
           "퀴즈 m09-q10: 33,280 B, 99,840 B, 199,680 B, 233,472 B")
     check(all(_bk16_stage_spread(n) < 0.01 for n in tuning_sizes)
           and all(vs4(LEVEL5_16BYTE, 32, 3, 1, n) < vs4(LEVEL5_16BYTE, 32, 2, 0, n) for n in tuning_sizes),
-          "퀴즈 m09-q10: BK 16의 2–4스테이지는 1% 안, BK 32에 셋째 스테이지(이른 배리어)을 더하면 2스테이지보다 조금 느리다")
+          "퀴즈 m09-q10: BK 16의 2–4스테이지는 1% 안, BK 32에 셋째 스테이지(이른 배리어)를 더하면 2스테이지보다 빠르지 않다(흔들림 안)")
 
 
 # --- Per-instruction stall samples of the 16-byte variant (book/data/source_stalls.json, Nsight Compute source page)
@@ -702,6 +704,13 @@ def quiz_padded_level2(check):
           "퀴즈 m09-q02: 패딩한 커널의 로드에는 충돌이 없다(1.00), 패딩 없는 커널 1.20")
     check(8 < tiled["smem_ld_instructions"] / tiled["smem_st_instructions"] <= 10,
           "퀴즈 m09-q02: 저장 명령은 로드 명령의 10분의 1")
+    # Half-warp model (models-wavefronts): a conflict-free LDS.128 costs 2, a 32-bit LDS 1; per 16 k the
+    # unpadded kernel issues 4 LDS.128 (A) and 16 LDS (B): the mean 1.20 is not a conflict.
+    model_mean = (4 * 2 + 16 * 1) / 20
+    check(f"{tiled['smem_ld_wavefronts_per_instruction']:.2f}" == f"{model_mean:.2f}"
+          and f"(4 × 2 + 16) / 20 = {model_mean:.2f}" in q2
+          and tiled["smem_ld_bank_conflicts"] < 0.01 * tiled["smem_ld_instructions"],
+          "퀴즈 m09-q02: 패딩 없는 커널의 1.20은 충돌이 아니라 LDS.128(2)과 LDS(1)의 평균, 충돌 카운터도 거의 0")
 
 
 @f.absence("측정된 적이 없습니다")
@@ -709,3 +718,23 @@ def source_ranges_never_measured_here(check):
     devices = [bench_provenance["device"], profile_record["device"], tuning_record["device"],
                source_stalls_record["device"]]
     check(all("A100" not in d for d in devices), f"본문: 원 자료의 A100 범위를 잰 기록이 없다 (기록된 장치: {devices})")
+
+
+# --- The micro-kernel's A read from As[k][m] (pitch BM + 4), under the course's half-warp model (models-lds128)
+def _micro_kernel_a_read(k: int, half: int) -> banks.BankRequest:
+    """Warp 0 of the 16x16 block (tx = lane % 16, ty = lane // 16): each lane reads the float4 As[k][ty*4 + 64*half]."""
+    threads = []
+    for lane in range(32):
+        tx, ty = lane % 16, lane // 16
+        first = k * PITCH_A + ty * 4 + 64 * half
+        threads.append(banks.ThreadBankAccess(lane, tx, ty, k, ty * 4 + 64 * half, tuple(range(first, first + 4))))
+    return banks.summarize(threads, 16, PITCH_A)
+
+
+@f.claims
+def micro_kernel_a_read_is_a_broadcast(check):
+    requests = [_micro_kernel_a_read(k, half) for k in range(BK) for half in (0, 1)]
+    check(all(len(p.tids) == 16 and p.distinct_words == 4 and p.wavefronts == 1
+              for r in requests for p in r.passes),
+          "본문: 마이크로 커널의 A 읽기는 반 워프 16레인이 같은 float4 하나를 읽는 브로드캐스트(충돌 없음)")
+    check(all(not r.misaligned_tids for r in requests), "본문: 피치 132에서 A의 float4는 모두 16 B 정렬")
