@@ -1082,3 +1082,21 @@ def cp_async_store_conflicts_not_in_the_record(check):
           "본문: Level 5·6의 공유 메모리 스토어 카운터(op_st)는 0이다(cp.async의 쓰기는 잡히지 않는다)")
     check(not any("ldgsts" in k and ("conflict" in k or "wavefront" in k) for k in keys),
           "본문: 기록에 cp.async가 공유 메모리에 쓰는 쪽의 웨이브프론트·충돌 카운터가 없다")
+
+
+# Level 6's tuner (level6_tuning.json): the configuration with a less unrolled loop (ROLL 2) against the shipped one
+level6_tuning_record = json.loads((DATA_DIR / "level6_tuning.json").read_text(encoding="utf-8"))
+_l6_shipped = next(c for c in level6_tuning_record["configs"] if c["config"] == level6_tuning_record["chosen"])
+_l6_roll = next(c for c in level6_tuning_record["configs"]
+                if {k: v for k, v in c["config"].items() if LEVEL6.get(k) != v} == {"ROLL": 2})
+_pct_at = {name: {r["M"]: r["pct_cublas"] for r in entry["rows"]} for name, entry in (("base", _l6_shipped),
+                                                                                     ("roll", _l6_roll))}
+f.set("l6_roll_4096", _pct_at["roll"][SIZE], ".1f")
+f.set("l6_base_4096", _pct_at["base"][SIZE], ".1f")
+
+
+@f.claims
+def a_less_unrolled_loop_was_slower(check):
+    check(level6_tuning_record["chosen"] == LEVEL6, "본문: 튜너가 고른 구성이 배포된 Level 6")
+    check(all(_pct_at["roll"][n] < _pct_at["base"][n] - 1.5 for n in (SIZE, 8192)),
+          "본문: 루프를 덜 펼친 구성(ROLL 2)은 배포 구성보다 느렸다 (No Instruction을 코드 크기 하나로 단정할 수 없다)")
