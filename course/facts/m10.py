@@ -288,6 +288,10 @@ def further_sol_and_stall_sentences(check):
               for k in ("MIO Throttle", "Barrier", "Short Scoreboard")),
           "본문: Level 2에서 MIO Throttle, Barrier, Short Scoreboard가 새로 나타난다")
     check(sim_profiles.classify_sol(p[1]["sm_pct"], p[1]["mem_pct"]) == "memory", "본문: Level 1은 메모리 한계 사분면")
+    check(abs(p[1]["l1_lsu_wavefronts_pct"] - p[1]["mem_pct"]) < 1 and p[1]["dram_pct"] < 5,
+          "본문: Level 1의 메모리 %는 L1 데이터 파이프이고 DRAM은 한가하다(트리의 L1 가지)")
+    check(p[2]["l1_lsu_wavefronts_pct"] > p[1]["l1_lsu_wavefronts_pct"] + 10 and p[2]["instructions"] > p[1]["instructions"],
+          "본문: Level 2에서 L1 데이터 파이프는 더 바빠지고 워프 명령은 늘었다")
     check(top_active_stalls(3, 3) == ["Short Scoreboard", "Long Scoreboard", "Barrier"],
           "본문: Level 3에서 눈에 띄는 능동 스톨은 Short Scoreboard, Long Scoreboard, Barrier")
 
@@ -601,6 +605,8 @@ f.set("CB_regs_per_warp", occupancy_of["CB"].registers_per_warp, ",d")
 f.set("L6_smem_blocks", occupancy_of[6].limits["smem"], "d")
 f.set("occ_L6", occupancy_of[6].occupancy_pct, ".1f")
 f.set("occ_L4", occupancy_of[4].occupancy_pct, ".0f")
+f.set("occ_L1", occupancy_of[1].occupancy_pct, ".0f")
+f.set("L4_resident_warps", occupancy_of[4].blocks_per_sm * int(profile_of[4]["block_size"]) // 32, "d")
 f.set("speed_23", benchmark_of[2]["median_ms"] / benchmark_of[3]["median_ms"], ".1f")
 f.set("dram_ratio_21", profile_of[2]["dram_bytes"] / profile_of[1]["dram_bytes"], ".0f")
 
@@ -613,6 +619,10 @@ def occupancy(check):
           "본문: Level 6은 레지스터와 공유 메모리, cuBLAS는 레지스터가 제한")
     check(all(occupancy_of[k].occupancy_pct == profile_of[k]["theoretical_occupancy_pct"] for k in LEVELS_AND_CUBLAS),
           "본문: 점유율 모델이 ncu의 이론값과 같다")
+    check(occupancy_of[4].blocks_per_sm * int(profile_of[4]["block_size"]) // 32 / MAX_WARPS * 100
+          == occupancy_of[4].occupancy_pct == 25.0, "본문: Level 4는 SM당 2블록, 16워프, 64워프의 25%")
+    check(occupancy_of[1].occupancy_pct == profile_of[1]["theoretical_occupancy_pct"],
+          "본문: Level 1의 이론 점유율(SM당 블록 수에서 계산)이 ncu의 값과 같다")
 
 
 f.set("stall_ratio_34", stall_total_of[3] / stall_total_of[4], ".2f")
@@ -953,6 +963,14 @@ def quiz_numbers(check):
           in q07 and profile_of[3]["theoretical_occupancy_pct"] == 25.0,
           "퀴즈 m10-q07: 타일링 커널은 레지스터 31개, 점유율 100%, 레지스터 블로킹은 25%")
     check(profile_of[3]["duration_ms"] * 3 < tiled_profile["duration_ms"], "퀴즈 m10-q07: 레지스터 블로킹이 타일링보다 훨씬 빠르다")
+    check(f"FMA 파이프는 {profile_of[3]['fma_pipe_pct']:.1f}%" in q07 and profile_of[3]["fma_pipe_pct"] < 60
+          and benchmark_of[4]["median_ms"] < benchmark_of[3]["median_ms"]
+          and profile_of[4]["theoretical_occupancy_pct"] == profile_of[3]["theoretical_occupancy_pct"],
+          "퀴즈 m10-q07: 레지스터 블로킹의 FMA 파이프(기록값)는 차지 않았고, 같은 점유율의 더블 버퍼링이 더 빠르다")
+    q06 = quiz_text(10, "m10-q06")
+    check(f"L1 데이터 파이프가 {profile_of[0]['l1_lsu_wavefronts_pct']:.0f}%" in q06
+          and max(stall_share_of[0], key=stall_share_of[0].get) == "Long Scoreboard",
+          "퀴즈 m10-q06: 나이브 커널은 Long Scoreboard가 가장 크고 L1 데이터 파이프가 거의 찼다(기록값)")
     check(90 < benchmark_of[4]["pct_cublas"] < 95 and 99 < benchmark_of[6]["pct_cublas"] < 101,
           "퀴즈 m10-q08: Level 4는 cuBLAS의 90%를 조금 넘고, Level 6은 같은 속도")
     check(88 < cublas_profile["issue_active_pct"] < 92 and profile_of[4]["dram_pct"] < 10,
@@ -1011,8 +1029,18 @@ f.set("src_bar_pct", 100 * _source_level5["stall_totals"]["stall_barrier"] / _so
 f.set("src_lsb_pct", _source_level5["long_scoreboard_share_pct"], ".1f")
 
 
+_ls_samples = _source_level5["stall_totals"]["stall_long_sb"]
+_ls_after_depbar = sum(d["next_long_scoreboard"] for d in _source_level5["depbar"])
+f.set("src_ls_after_depbar_pct", 100 * _ls_after_depbar / _ls_samples, ".0f")
+f.set("src_ls_after_ldgsts_pct", 100 * _source_level5["long_scoreboard_within_2_after_ldgsts"] / _ls_samples, ".0f")
+
+
 @f.claims
 def source_samples_of_level5(check):
+    check(_ls_after_depbar < 0.1 * _ls_samples < _source_level5["long_scoreboard_within_2_after_ldgsts"],
+          "본문: Level 5의 Long Scoreboard 샘플은 wait_group 다음 명령에 조금, LDGSTS 바로 뒤(WAR)에 대부분")
+    check(_source_level5["long_scoreboard_within_2_after_ldgsts"] > 0.8 * _ls_samples,
+          "본문: LDGSTS 바로 뒤 두 명령이 Long Scoreboard 샘플의 대부분")
     check(_source_level5["stall_totals"]["stall_barrier"] > 3 * _source_level5["stall_totals"]["stall_long_sb"],
           "본문: Level 5의 명령별 샘플에서 Barrier가 Long Scoreboard보다 훨씬 많다")
 
@@ -1038,7 +1066,37 @@ def cublas_thread_tile_not_recorded_roofline(check):
     check(not _records_thread_tile(cublas_profile), "본문: 루프라인의 모델 (i)에 쓸 cuBLAS의 스레드 타일이 기록에 없다")
 
 
-@f.absence("측정된 적이 없습니다")
+@f.claims
 def source_sol_claims_never_measured_here(check):
-    check("A100" not in profile_record["device"] and "A100" not in benchmark_record.provenance["device"],
-          "본문: 원 자료가 A100을 두고 예상한 SOL 값을 잰 기록이 없다")
+    devices = {profile_record["device"], benchmark_record.provenance["device"], tuning_record["device"],
+               source_stalls_record["device"]}
+    check(devices == {profile_record["device"]} and "A100" not in profile_record["device"],
+          "본문(표의 주석): 원 자료의 주장은 A100의 예상치이고, 이 장의 기록은 모두 기록된 장치(A100이 아님)에서 잰 것이다")
+
+
+@f.absence("이 기록으로는 그쪽의 충돌을 잴 수 없습니다")
+def cp_async_store_conflicts_not_in_the_record(check):
+    """The shared-memory writes of cp.async: op_st counts none of them, and no key of the record counts them."""
+    keys = {k for e in profile_record["kernels"] + profile_record["reference"] for k in e}
+    check(all(profile_of[lv]["smem_st_wavefronts"] == 0 == profile_of[lv]["smem_st_bank_conflicts"] for lv in (5, 6)),
+          "본문: Level 5·6의 공유 메모리 스토어 카운터(op_st)는 0이다(cp.async의 쓰기는 잡히지 않는다)")
+    check(not any("ldgsts" in k and ("conflict" in k or "wavefront" in k) for k in keys),
+          "본문: 기록에 cp.async가 공유 메모리에 쓰는 쪽의 웨이브프론트·충돌 카운터가 없다")
+
+
+# Level 6's tuner (level6_tuning.json): the configuration with a less unrolled loop (ROLL 2) against the shipped one
+level6_tuning_record = json.loads((DATA_DIR / "level6_tuning.json").read_text(encoding="utf-8"))
+_l6_shipped = next(c for c in level6_tuning_record["configs"] if c["config"] == level6_tuning_record["chosen"])
+_l6_roll = next(c for c in level6_tuning_record["configs"]
+                if {k: v for k, v in c["config"].items() if LEVEL6.get(k) != v} == {"ROLL": 2})
+_pct_at = {name: {r["M"]: r["pct_cublas"] for r in entry["rows"]} for name, entry in (("base", _l6_shipped),
+                                                                                     ("roll", _l6_roll))}
+f.set("l6_roll_4096", _pct_at["roll"][SIZE], ".1f")
+f.set("l6_base_4096", _pct_at["base"][SIZE], ".1f")
+
+
+@f.claims
+def a_less_unrolled_loop_was_slower(check):
+    check(level6_tuning_record["chosen"] == LEVEL6, "본문: 튜너가 고른 구성이 배포된 Level 6")
+    check(all(_pct_at["roll"][n] < _pct_at["base"][n] - 1.5 for n in (SIZE, 8192)),
+          "본문: 루프를 덜 펼친 구성(ROLL 2)은 배포 구성보다 느렸다 (No Instruction을 코드 크기 하나로 단정할 수 없다)")

@@ -176,7 +176,7 @@ EXPERIMENT_CHANGES = {
     "bk8nf": dict(BK=8, STAGES=3, FRAG_PREFETCH=0), "bk16": dict(BK=16), "g1": dict(GROUP=1), "g16": dict(GROUP=16),
     "lane": dict(LANE_ORDER=1), "t16x8": dict(TM=16, TN=8), "tall": dict(BM=256, BN=128, TM=16, TN=8),
     "c128": dict(BN=128, BK=16, MIN_BLOCKS=2), "c128_8x8": dict(BN=128, BK=16, WM=32, TN=8, MIN_BLOCKS=2),
-    "roll": dict(ROLL=2), "spread": dict(SPREAD=1), "bk48": dict(BK=48, STAGES=3),
+    "roll": dict(ROLL=2), "spread": dict(SPREAD=1), "bk48": dict(BK=48, STAGES=3), "bk16s6": dict(BK=16, STAGES=6),
 }
 experiment_entry = {key: tuned_entry(**diff) for key, diff in EXPERIMENT_CHANGES.items()}
 # % of cuBLAS by size of each experiment; "base" is the configuration the tuner chose (the shipped one)
@@ -215,6 +215,14 @@ def tuner_experiments(check):
               f"본문: 처음 설계는 Level 4 수준 ({n}³)")
         for key in SLOWER_EXPERIMENTS:
             check(gain("base", key, n) > 1.5, f"본문: 나머지 실험({key})은 배포 구성보다 1.5%p 넘게 느리다 ({n}³)")
+
+
+@f.claims
+def more_stages_a_little_faster(check):
+    """The device section: the preference for more stages (kernels/configs.py) rests on two pairs of the tuner."""
+    for n in BIG:
+        check(0 < gain("base", "s3", n) < 3 and 0 < gain("bk16s6", "bk16", n) < 3,
+              f"본문: 스테이지를 늘린 두 쌍(BK 32의 3 → 4, BK 16의 4 → 6)이 모두 조금(3%p 안) 빨랐다 ({n}³)")
 
 
 # 2048³ is one wave (128 blocks on 132 SMs): every block runs at once, so the block order (GROUP) cannot
@@ -310,6 +318,16 @@ def shape_and_shared_memory(check):
           "본문: 공유 메모리 계산 (식, 레지스트리, 기록된 벤치마크가 같다)")
     check(48 * 1024 < LEVEL6_SMEM <= H100_SMEM_PER_BLOCK < 2 * LEVEL6_SMEM,
           "본문: 48 KiB를 넘고 블록 하나의 한도 안, 두 블록은 안 들어간다")
+
+
+@f.claims
+def h100_configuration_elsewhere(check):
+    """The device section: the H100's configurations exceed other GPUs' opt-in shared memory per block."""
+    level5_smem = registry.level5_smem(LEVEL5_CONFIG)
+    check(all(LEVEL6_SMEM > PROFILES[name].smem_per_block_optin for name in ("A100-40GB", "A100-80GB", "RTX3090", "RTX4090")),
+          "본문: H100의 Level 6 구성은 A100과 RTX 카드의 블록당 공유 메모리 한도를 넘는다")
+    check(level5_smem > PROFILES["T4"].smem_per_block_optin and level5_smem <= PROFILES["A100-40GB"].smem_per_block_optin,
+          "본문: H100의 Level 5 구성은 T4의 한도를 넘는다")
 
 
 # ============================================================================ SASS (sm_90, from the SASS record)
@@ -410,6 +428,31 @@ for kernel, profile in profile_of.items():
     f.set(f"p_dramu_{key}", profile["dram_pct"], ".1f")
     for reason, stall_key in STALL_FACT_KEYS.items():
         f.set(f"p_{stall_key}_{key}", profile["stalls"][reason], ".2f")
+
+
+def stall_share(profile: dict, reason: str) -> float:
+    """A stall reason's share (%) of all the kernel's stall values: the unit kernels of different occupancy
+    are compared in (book/appendix/models.md, "스톨 이유의 뜻")."""
+    return 100 * (profile["stalls"].get(reason) or 0) / sum(v or 0 for v in profile["stalls"].values())
+
+
+for kernel in (LEVEL4_KERNEL, LEVEL6_KERNEL):
+    f.set(f"s_bar_{FACT_KEY[kernel]}", stall_share(profile_of[kernel], "Barrier"), ".1f")
+    f.set(f"s_ssb_{FACT_KEY[kernel]}", stall_share(profile_of[kernel], "Short Scoreboard"), ".1f")
+
+
+@f.claims
+def stall_shares_across_occupancy(check):
+    p4, p6 = profile_of[LEVEL4_KERNEL], profile_of[LEVEL6_KERNEL]
+    check(abs(p6["achieved_occupancy_pct"] / p4["achieved_occupancy_pct"] - 0.5) < 0.05,
+          "본문: Level 6은 스케줄러당 워프가 Level 4의 절반")
+    check(stall_share(p6, "Barrier") < 0.1 * stall_share(p4, "Barrier"),
+          "본문: 비중으로도 Barrier가 거의 사라졌다")
+    check(stall_share(p6, "Short Scoreboard") < stall_share(p4, "Short Scoreboard"),
+          "본문: 비중으로도 Short Scoreboard가 줄었다")
+    check(stall_share(p6, "No Instruction") > 5 * max(stall_share(p4, "No Instruction"),
+                                                      stall_share(cublas_profile, "No Instruction")),
+          "본문: No Instruction은 비중으로도 Level 6이 Level 4, cuBLAS의 다섯 배가 넘는다")
 
 
 def warps_launched(profile: dict) -> int:
@@ -812,3 +855,19 @@ def quiz_swizzle_noise(check):
     q6 = quiz_text(11, "m11-q06")
     check(round(max(_group_only_2048) - min(_group_only_2048)) == 6 and "6%p" in q6,
           "퀴즈 m11-q06: 2048³에서 GROUP만 다른 구성의 차이 6%p (noise_2048)")
+
+
+@f.claims
+def quiz_explanations_of_q01_and_q04(check):
+    """m11-q01: the barrier wait fell with the fragment pipeline, not with BK 32 alone; m11-q04 (c): the
+    full-warp model would make B conflict too, so "B does not conflict" follows from no model."""
+    q1 = quiz_text(11, "m11-q01")
+    p4, p5 = profile_of[LEVEL4_KERNEL], profile_of[LEVEL5_KERNEL]
+    check("21.3" not in q1, "퀴즈 m11-q01: 해설이 m11-q02의 답(21.3)을 알려 주지 않는다")
+    check(LEVEL5_CONFIG["BK"] == LEVEL6_CONFIG["BK"] and abs(p5["stalls"]["Barrier"] - p4["stalls"]["Barrier"]) < 0.05
+          and "Level 5의 Barrier는 Level 4와 같다" in q1, "퀴즈 m11-q01: BK 32인 Level 5의 Barrier는 Level 4와 같다")
+    full_warp_b = {}
+    for s in set(_blocked["B"]):
+        for w in range(s, s + 4):
+            full_warp_b.setdefault(w % BANKS, set()).add(w)
+    check(max(len(ws) for ws in full_warp_b.values()) == 2, "퀴즈 m11-q04 (c): 워프 전체 모델로도 B는 2-way 충돌이다")
