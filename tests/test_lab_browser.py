@@ -34,6 +34,7 @@ RUN_TIMEOUT_S = 420
 # After the last code cell ran, jupyterlab-myst still evaluates each Markdown cell's {eval} expressions through
 # the kernel; on a loaded machine that takes a while. Wait for the numbers (up to this long), never a fixed sleep.
 RENDER_TIMEOUT_S = 120
+KERNEL_START_TIMEOUT_S = 180
 PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"   # the notebook tab in front
 EVAL_ROLE = re.compile(r"\{eval\}`f\.([A-Za-z_][A-Za-z0-9_]*)`")
 EVAL_WITH_PARTICLE = re.compile(r'\{eval\}`f\.p\("([A-Za-z_][A-Za-z0-9_]*)", "([^"]+)"\)`')
@@ -119,18 +120,41 @@ def _open_and_run(browser, lab_url: str, chapter: str):
     except Exception:
         page.screenshot(path=str(REPO / "_build" / "screenshots" / "lab" / f"{chapter}_did_not_open.png"))
         raise AssertionError(f"{chapter} did not open as a notebook; console: {page.console_log[-15:]}")
-    page.wait_for_function("document.querySelector('.jp-Notebook-ExecutionIndicator') !== null", timeout=60_000)
-    time.sleep(2)   # let the kernel start
-    page.get_by_role("menuitem", name="Run", exact=True).click()
-    page.get_by_role("menuitem", name=re.compile(r"^Run All Cells")).click()
-    start = time.time()
+    # Run All only once the kernel is idle: clicked while it still starts (a loaded machine), Run All can do
+    # nothing at all, and every cell stays unrun ("[ ]:") — the old random failure of m09/m10/m11.
+    try:
+        page.wait_for_selector(f"{PANEL} .jp-Notebook-ExecutionIndicator[data-status='idle']",
+                               timeout=KERNEL_START_TIMEOUT_S * 1000)
+    except Exception:
+        page.screenshot(path=str(REPO / "_build" / "screenshots" / "lab" / f"{chapter}_no_kernel.png"))
+        raise AssertionError(f"{chapter}: the kernel was not idle after {KERNEL_START_TIMEOUT_S} s")
+    _run_all(page)
+    start, last_rerun = time.time(), time.time()
     while True:
-        pending = page.locator(f"{PANEL} .jp-InputArea-prompt").filter(has_text="[*]").count()
-        if pending == 0 and time.time() - start > 5:
+        ran, running, unrun = _code_cell_states(page)
+        errored = page.locator(f"{PANEL} [data-mime-type='application/vnd.jupyter.error']").count()
+        if running == 0 and (unrun == 0 or errored) and time.time() - start > 2:
             break
-        assert time.time() - start < RUN_TIMEOUT_S, f"{chapter}: cells still running after {RUN_TIMEOUT_S} s"
+        if ran == 0 and running == 0 and time.time() - last_rerun > 30:   # the click was lost: once more
+            _run_all(page)
+            last_rerun = time.time()
+        assert time.time() - start < RUN_TIMEOUT_S, \
+            f"{chapter}: after {RUN_TIMEOUT_S} s {ran} cells ran, {running} running, {unrun} not run"
         time.sleep(1)
     return context, page
+
+
+def _run_all(page) -> None:
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.get_by_role("menuitem", name=re.compile(r"^Run All Cells")).click()
+
+
+def _code_cell_states(page) -> tuple[int, int, int]:
+    """Code cells that ran ("[12]:"), are running ("[*]:") and have not run ("[ ]:")."""
+    prompts = page.locator(f"{PANEL} .jp-CodeCell .jp-InputArea-prompt").all_text_contents()
+    ran = sum(bool(re.search(r"\[\d+\]", p)) for p in prompts)
+    running = sum("[*]" in p for p in prompts)
+    return ran, running, len(prompts) - ran - running
 
 
 def _rendered_markdown(page) -> tuple[int, list[str]]:
