@@ -35,6 +35,10 @@ RUN_TIMEOUT_S = 420
 # the kernel; on a loaded machine that takes a while. Wait for the numbers (up to this long), never a fixed sleep.
 RENDER_TIMEOUT_S = 120
 KERNEL_START_TIMEOUT_S = 180
+# The notebook in front has a kernel (its toolbar names one) and that kernel is idle.
+KERNEL_READY = """panel => { const p = document.querySelector(panel); if (!p) return false;
+  const name = p.querySelector('.jp-Toolbar-kernelName'), state = p.querySelector('.jp-Notebook-ExecutionIndicator');
+  return !!name && !!state && !/no kernel|^\\s*$/i.test(name.textContent) && state.dataset.status === 'idle'; }"""
 PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"   # the notebook tab in front
 EVAL_ROLE = re.compile(r"\{eval\}`f\.([A-Za-z_][A-Za-z0-9_]*)`")
 EVAL_WITH_PARTICLE = re.compile(r'\{eval\}`f\.p\("([A-Za-z_][A-Za-z0-9_]*)", "([^"]+)"\)`')
@@ -123,8 +127,7 @@ def _open_and_run(browser, lab_url: str, chapter: str):
     # Run All only once the kernel is idle: clicked while it still starts (a loaded machine), Run All can do
     # nothing at all, and every cell stays unrun ("[ ]:") — the old random failure of m09/m10/m11.
     try:
-        page.wait_for_selector(f"{PANEL} .jp-Notebook-ExecutionIndicator[data-status='idle']",
-                               timeout=KERNEL_START_TIMEOUT_S * 1000)
+        page.wait_for_function(KERNEL_READY, arg=PANEL, timeout=KERNEL_START_TIMEOUT_S * 1000)
     except Exception:
         page.screenshot(path=str(REPO / "_build" / "screenshots" / "lab" / f"{chapter}_no_kernel.png"))
         raise AssertionError(f"{chapter}: the kernel was not idle after {KERNEL_START_TIMEOUT_S} s")
@@ -135,6 +138,7 @@ def _open_and_run(browser, lab_url: str, chapter: str):
         errored = page.locator(f"{PANEL} [data-mime-type='application/vnd.jupyter.error']").count()
         if running == 0 and (unrun == 0 or errored) and time.time() - start > 2:
             break
+        _answer_dialog(page, chapter)
         if ran == 0 and running == 0 and time.time() - last_rerun > 30:   # the click was lost: once more
             _run_all(page)
             last_rerun = time.time()
@@ -142,6 +146,17 @@ def _open_and_run(browser, lab_url: str, chapter: str):
             f"{chapter}: after {RUN_TIMEOUT_S} s {ran} cells ran, {running} running, {unrun} not run"
         time.sleep(1)
     return context, page
+
+
+def _answer_dialog(page, chapter: str) -> None:
+    """A JupyterLab dialog in front (on a fresh server: the kernel choice) would swallow every click: its
+    default answer is taken, and its text kept with a screenshot for the report."""
+    dialog = page.locator(".jp-Dialog")
+    if not dialog.count():
+        return
+    page.screenshot(path=str(REPO / "_build" / "screenshots" / "lab" / f"{chapter}_dialog.png"))
+    print(f"{chapter}: JupyterLab dialog answered: {dialog.first.inner_text()[:300]!r}")
+    page.locator(".jp-Dialog .jp-mod-accept").first.click()
 
 
 def _run_all(page) -> None:
