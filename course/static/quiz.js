@@ -11,6 +11,11 @@
  *   <div class="course-gate" data-module="7" data-requires="6"></div>
  *   window.COURSE_SETTINGS = course_settings from _config.yml (defined before this script)
  *
+ * Accessibility: every choice group (fieldset) and answer input is named by its question's prompt
+ * (aria-labelledby), an input's own short label following; the focus never falls to the page body
+ * (after grading it is on the result, after a self-assessment verdict on the pressed button, after
+ * '다시 풀기' on the quiz's title); the key is marked in words ("✓ 정답"), not by colour alone.
+ *
  * Choice order: shuffled from the first attempt, seeded by the learner's anonymous id (made once,
  * stored with the progress) and the attempt number, so any order can be reproduced
  * (course/shuffle.py does the same in Python; tests/test_quiz_js.py compares). Every choice shows
@@ -24,13 +29,16 @@
  *   input[data-quiz-numeric]                                numeric answer
  *   input[data-quiz-blank="<blank id>"]                     code blank
  *   textarea[data-quiz-free]                                free answer
- *   [data-quiz-input-error]                                 message under an unreadable number
+ *   [data-quiz-input-error]                                 message under an unreadable number (its input's
+ *                                                           aria-describedby, with aria-invalid="true")
  *   [data-quiz-submit-warning]                              "n questions unanswered: press again to submit"
+ *                                                           (role="alert", in the page and empty until then)
  *   [data-quiz-feedback][data-quiz-status="<status>"]       per-question feedback after submit
  *   button[data-quiz-self="true" | "false"]                 self-assessment 맞음 / 틀림 (free items)
  *   button[data-quiz-action="submit" | "retry" | "download"]
  *   input[data-quiz-student="id" | "name"]                  student form for the submission file
- *   [data-quiz-result]                                      result summary
+ *   [data-quiz-result]                                      result summary (a live region, in the page and
+ *                                                           empty before grading; it takes the focus after)
  *   [data-quiz-banner][data-quiz-passed="true" | "false"]   checkpoint pass/fail banner
  *   [data-quiz-download-status]                             message after a download
  *   [data-course-gate-notice][data-gate-state="locked" | "advisory" | "open"], a[data-course-gate-link]
@@ -645,6 +653,17 @@
   // form), which take plain arguments and return DOM nodes.
   var BLANK_SPLIT = /___\(([A-Za-z0-9_-]+)\)___/;
 
+  /** A page-unique id for one part of question q ("prompt", "answer", "error", "blank-b1"). */
+  function partId(q, part) {
+    return "cq-" + String(q.id).replace(/[^A-Za-z0-9_-]/g, "_") + (part ? "-" + part : "");
+  }
+
+  /** Named by its question: the prompt's text, then the control's own short label (aria-label). */
+  function labelledByQuestion(q, attrs) {
+    attrs["aria-labelledby"] = partId(q, "prompt") + " " + attrs.id;
+    return attrs;
+  }
+
   function clear(node) {
     while (node.firstChild) { node.removeChild(node.firstChild); }
     return node;
@@ -661,7 +680,7 @@
 
   function quizHeader(bank, checkpoint) {
     var header = el("div", { "class": "course-quiz-header" }, [
-      el("p", { "class": "course-quiz-title", text: "퀴즈(quiz): " + bank.title })
+      el("p", { "class": "course-quiz-title", tabindex: "-1", text: "퀴즈(quiz): " + bank.title })
     ]);
     if (checkpoint) {
       header.appendChild(el("p", { "class": "course-quiz-rule", text: checkpointRuleText(checkpoint) }));
@@ -674,11 +693,12 @@
       text: q.id + " · " + (TYPE_TEXT[q.type] || q.type) + " · 블룸 수준(Bloom): " + q.bloom + (q.section ? " · " + q.section : "") });
   }
 
-  /** Radio buttons (single) or checkboxes (multiple) in the order given. */
+  /** Radio buttons (single) or checkboxes (multiple) in the order given, in a group named by the
+   *  question (a screen reader reads the question when it enters the group). */
   function choiceGroup(q, order, inputName) {
     var byId = {};
     q.choices.forEach(function (c) { byId[String(c.id)] = c; });
-    var fieldset = el("fieldset", { "class": "course-quiz-choices" });
+    var fieldset = el("fieldset", { "class": "course-quiz-choices", "aria-labelledby": partId(q, "prompt") });
     order.forEach(function (id) {
       var input = el("input", { type: q.type === "single" ? "radio" : "checkbox", name: inputName, value: id, "data-quiz-choice": id });
       fieldset.appendChild(appendInline(el("label", { "class": "course-quiz-choice", "data-quiz-choice-label": id }, [
@@ -689,7 +709,8 @@
 
   function numericInput(q) {
     return el("label", { "class": "course-quiz-numeric" }, [
-      "답: ", el("input", { type: "text", inputmode: "decimal", autocomplete: "off", "data-quiz-numeric": true, "aria-label": "수치 답" }),
+      "답: ", el("input", labelledByQuestion(q, { type: "text", inputmode: "decimal", autocomplete: "off", "data-quiz-numeric": true,
+        id: partId(q, "answer"), "aria-label": "수치 답" + (q.answer.unit ? " (단위 " + q.answer.unit + ")" : "") })),
       q.answer.unit ? " " + q.answer.unit : ""
     ]);
   }
@@ -699,14 +720,16 @@
     var code = el("code");
     q.code.split(BLANK_SPLIT).forEach(function (part, i) {
       if (i % 2 === 0) { if (part) { code.appendChild(document.createTextNode(part)); } return; }
-      code.appendChild(el("input", { type: "text", autocomplete: "off", spellcheck: "false", size: "14",
-        "class": "course-quiz-blank", "data-quiz-blank": part, "aria-label": "빈칸 " + part, placeholder: part }));
+      code.appendChild(el("input", labelledByQuestion(q, { type: "text", autocomplete: "off", spellcheck: "false", size: "14",
+        "class": "course-quiz-blank", "data-quiz-blank": part, id: partId(q, "blank-" + part), "aria-label": "빈칸 " + part,
+        placeholder: part })));
     });
     return el("pre", { "class": "course-quiz-code" }, [code]);
   }
 
-  function freeAnswer() {
-    return el("textarea", { rows: "4", "class": "course-quiz-free", "data-quiz-free": true, "aria-label": "서술형 답" });
+  function freeAnswer(q) {
+    return el("textarea", labelledByQuestion(q, { rows: "4", "class": "course-quiz-free", "data-quiz-free": true,
+      id: partId(q, "answer"), "aria-label": "서술형 답" }));
   }
 
   /** The answer control of a question; choice questions also record the order they are shown in. */
@@ -718,7 +741,7 @@
     }
     if (q.type === "numeric") { return numericInput(q); }
     if (q.type === "code") { return codeWithBlanks(q); }
-    return freeAnswer();
+    return freeAnswer(q);
   }
 
   function actionButton(action, text, hidden) {
@@ -789,7 +812,12 @@
   function choiceKey(q, block) {
     q.choices.forEach(function (c) {
       var label = block.querySelector('[data-quiz-choice-label="' + String(c.id).replace(/["\\]/g, "") + '"]');
-      if (label) { label.classList.add(c.correct ? "course-quiz-right" : "course-quiz-not"); }
+      if (!label) { return; }
+      label.classList.add(c.correct ? "course-quiz-right" : "course-quiz-not");
+      // In words too: the highlight alone is lost without colour (forced colours, screen readers).
+      if (c.correct && !label.querySelector(".course-quiz-key-mark")) {
+        label.appendChild(el("span", { "class": "course-quiz-key-mark", text: " ✓ 정답" }));
+      }
     });
     var right = q.choices.filter(function (c) { return c.correct; });
     return appendInline(el("p"), "정답: " + right.map(function (c) { return "(" + c.id + ") " + c.text; }).join(" / "));
@@ -848,6 +876,10 @@
   function resultSummary(r) {
     return el("p", { "class": "course-quiz-summary", text:
       r.maxScore + "문항 중 " + r.correctCount + "문항 정답 (점수 " + formatScore(r.score) + "/" + r.maxScore + ")" });
+  }
+
+  function feedbackLink(q) {
+    return el("p", {}, [el("a", { href: "#" + partId(q), "class": "course-quiz-feedback-link", text: "문항별 채점 결과와 해설 보기" })]);
   }
 
   function pendingSelfNote(pendingSelf) {
@@ -943,7 +975,10 @@
     });
     box.appendChild(list);
     box.appendChild(this.renderActions());
-    this.resultBox = el("div", { "class": "course-quiz-result", "data-quiz-result": true, "aria-live": "polite", hidden: true });
+    // In the page from the start (empty), so that what is written into it later is announced; it
+    // takes the focus after grading, where the hidden submit button had it.
+    this.resultBox = el("div", { "class": "course-quiz-result", "data-quiz-result": true, "aria-live": "polite",
+      tabindex: "-1", id: "course-quiz-result-" + this.module });
     box.appendChild(this.resultBox);
     box.appendChild(this.renderSubmissionForm());
   };
@@ -953,17 +988,25 @@
     this.submitButton = actionButton("submit", "제출하고 채점하기");
     this.retryButton = actionButton("retry", "다시 풀기 (선택지 순서가 바뀝니다)", true);
     this.submitButton.addEventListener("click", function () { self.submit(); });
-    this.retryButton.addEventListener("click", function () { self.retry(); self.container.scrollIntoView(); });
-    this.submitWarning = el("p", { "class": "course-quiz-input-error", "data-quiz-submit-warning": true, hidden: true });
+    this.retryButton.addEventListener("click", function () {
+      self.retry();
+      self.container.scrollIntoView();
+      self.container.querySelector(".course-quiz-title").focus();   // the focused button is gone
+    });
+    // An alert region kept in the page (empty when there is nothing to say), described by the button.
+    var warningId = "course-quiz-warning-" + this.module;
+    this.submitWarning = el("p", { "class": "course-quiz-input-error course-quiz-warning", "data-quiz-submit-warning": true,
+      role: "alert", id: warningId });
+    this.submitButton.setAttribute("aria-describedby", warningId);
     return el("div", { "class": "course-quiz-actions" }, [this.submitButton, this.retryButton, this.submitWarning]);
   };
 
   Quiz.prototype.renderQuestion = function (q) {
-    return el("li", { "class": "course-quiz-question", "data-quiz-question": q.id, "data-quiz-type": q.type }, [
+    return el("li", { "class": "course-quiz-question", "data-quiz-question": q.id, "data-quiz-type": q.type, id: partId(q) }, [
       questionMeta(q),
-      renderRichText(el("div", { "class": "course-quiz-prompt" }), q.prompt),
+      renderRichText(el("div", { "class": "course-quiz-prompt", id: partId(q, "prompt") }), q.prompt),
       el("div", { "class": "course-quiz-body" }, [answerControl(this, q)]),
-      el("p", { "class": "course-quiz-input-error", "data-quiz-input-error": true, hidden: true }),
+      el("p", { "class": "course-quiz-input-error", "data-quiz-input-error": true, id: partId(q, "error"), hidden: true }),
       el("div", { "class": "course-quiz-feedback", "data-quiz-feedback": true, hidden: true })
     ]);
   };
@@ -974,15 +1017,29 @@
     return answers;
   };
 
-  /** Unreadable numbers block submission so a typo is not graded as wrong. */
+  /** Show (or clear) the message under an input, tied to it for assistive technology. */
+  function markInvalid(input, box, problem) {
+    box.textContent = problem;
+    box.hidden = !problem;
+    if (problem) {
+      input.setAttribute("aria-invalid", "true");
+      input.setAttribute("aria-describedby", box.id);
+    } else {
+      input.removeAttribute("aria-invalid");
+      input.removeAttribute("aria-describedby");
+    }
+  }
+
+  /** Unreadable numbers block submission so a typo is not graded as wrong; the focus goes to the
+   *  first one, whose message is then read as its description. */
   Quiz.prototype.checkNumbers = function (answers) {
     var firstBad = null, blocks = this.blocks;
     this.bank.questions.forEach(function (q) {
-      var box = blocks[q.id].querySelector("[data-quiz-input-error]");
+      if (q.type !== "numeric") { return; }
+      var input = blocks[q.id].querySelector("input[data-quiz-numeric]");
       var problem = numberProblem(q, answers[q.id]);
-      box.textContent = problem;
-      box.hidden = !problem;
-      if (problem && !firstBad) { firstBad = blocks[q.id].querySelector("input[data-quiz-numeric]"); }
+      markInvalid(input, blocks[q.id].querySelector("[data-quiz-input-error]"), problem);
+      if (problem && !firstBad) { firstBad = input; }
     });
     if (firstBad) { firstBad.focus(); }
     return firstBad === null;
@@ -994,7 +1051,6 @@
     if (unanswered === 0 || this.confirmedBlank) { return false; }
     this.confirmedBlank = true;
     this.submitWarning.textContent = "답하지 않은 문항이 " + unanswered + "개 있습니다. 그대로 채점하려면 한 번 더 누르세요.";
-    this.submitWarning.hidden = false;
     this.submitButton.textContent = "그래도 제출하기";
     return true;
   };
@@ -1002,7 +1058,7 @@
   Quiz.prototype.submit = function () {
     var answers = this.collectAnswers();
     if (!this.checkNumbers(answers) || this.warnUnanswered(answers)) { return; }
-    this.submitWarning.hidden = true;
+    this.submitWarning.textContent = "";
     this.answers = answers;
     this.submittedAt = new Date().toISOString();
     lockAnswers(this.container);
@@ -1010,6 +1066,7 @@
     this.retryButton.hidden = false;
     this.downloadButton.disabled = false;
     this.regrade();
+    this.resultBox.focus();
   };
 
   Quiz.prototype.regrade = function () {
@@ -1034,9 +1091,17 @@
       parts.push(selfAssessmentButtons(this.selfAssessment[q.id], this.recorded, function (verdict) {
         self.selfAssessment[q.id] = verdict;
         self.regrade();
+        self.refocusSelfAssessment(q, verdict);
       }));
     }
     return parts;
+  };
+
+  /** The feedback was drawn again, so the pressed button is a new one: the focus goes to it, or to
+   *  the result once the last verdict has made it final (the buttons are then disabled). */
+  Quiz.prototype.refocusSelfAssessment = function (q, verdict) {
+    var button = this.blocks[q.id].querySelector('button[data-quiz-self="' + String(verdict) + '"]');
+    if (button && !button.disabled) { button.focus(); } else { this.resultBox.focus(); }
   };
 
   Quiz.prototype.showFeedback = function (q, r) {
@@ -1068,8 +1133,8 @@
 
   Quiz.prototype.showResult = function (pendingSelf) {
     var box = clear(this.resultBox), r = this.result, cp = this.checkpoint;
-    box.hidden = false;
     box.appendChild(resultSummary(r));
+    box.appendChild(feedbackLink(this.bank.questions[0]));
     appendAll(box, storage.notices.slice(this.noticesShown).map(noticeParagraph));
     if (pendingSelf > 0) {
       box.appendChild(pendingSelfNote(pendingSelf));
@@ -1117,13 +1182,29 @@
     return keep.some(function (k) { return k && (node === k || node.contains(k)); });
   }
 
+  function hideForGate(node) {
+    if (node.hasAttribute("data-course-gated-hidden")) { return; }
+    node.setAttribute("data-course-gated-hidden", node.style.display || "");
+    node.style.display = "none";
+  }
+
   function hideAllBut(container, keep) {
     Array.prototype.forEach.call(container.children, function (child) {
       if (keep.indexOf(child) !== -1) { return; }
       if (keepChain(child, keep)) { hideAllBut(child, keep); return; }
-      if (child.hasAttribute("data-course-gated-hidden")) { return; }
-      child.setAttribute("data-course-gated-hidden", child.style.display || "");
-      child.style.display = "none";
+      hideForGate(child);
+    });
+  }
+
+  // The theme's parts outside the article that would still expose a locked chapter: its table of
+  // contents (links into the hidden sections, in the Tab order), the button that opens it, the
+  // download of the page's source, and the print-only copy of its table of contents.
+  var LOCKED_PAGE_FRAME = [".bd-sidebar-secondary", ".secondary-toggle", ".dropdown-download-buttons",
+                           "#jb-print-docs-body"];
+
+  function hidePageFrame() {
+    LOCKED_PAGE_FRAME.forEach(function (selector) {
+      Array.prototype.forEach.call(document.querySelectorAll(selector), hideForGate);
     });
   }
 
@@ -1180,6 +1261,7 @@
       var article = articleOf(gate);
       var title = article.querySelector("h1");
       hideAllBut(article, [gate, title]);
+      hidePageFrame();
     });
   }
 
