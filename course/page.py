@@ -76,7 +76,7 @@ def figure_html(fig, height: int | None = None) -> str:
         f'<div class="course-figure" id="{div_id}" aria-hidden="true" style="width:100%;height:{int(h)}px"></div>'
         f'<script type="application/json" id="{div_id}-spec">{payload}</script>'
         f'<p class="course-figure-desc course-sr-only" id="{div_id}-desc">{description}</p>'
-        f"{figure_text.tables_html(figure_text.figure_tables(spec), div_id)}"
+        f"{figure_text.tables_html(figure_text.figure_tables(spec), div_id, figure_text.figure_notes(spec))}"
         "</div>"
     )
 
@@ -257,5 +257,5 @@ def figure(results: Results, title: str):
 def show_results(results: Results, title: str, caption: str = ""):
     """The label (live or recorded, with provenance), the table, and the figure."""
     note(results.label(), kind="live" if results.live else "recorded")
-    table(table_rows(results), TABLE_COLUMNS, caption)
+    table(table_rows(results), TABLE_COLUMNS, caption or f"{title}: 커널별 측정값")
     show(figure(results, title))
