@@ -57,8 +57,9 @@ def figure_html(fig, height: int | None = None) -> str:
     """A div plus the figure as JSON; course/static/figures.js draws it with the site's plotly.js.
 
     Around it, for readers who cannot see it: a Korean accessible name and a description generated
-    from the figure's data (course.figure_text), and, for a chart without controls, its data as
-    tables behind a "표로 보기" toggle. figures.js adds the keyboard controls of a simulator."""
+    from the figure's data (course.figure_text), and its data as tables (with the words drawn in it)
+    behind a "표로 보기" toggle. figures.js writes the title above the plot, adds a simulator's
+    controls and keeps its description and tables those of the state shown."""
     spec = fig.to_plotly_json()
     _trim_template(spec)
     figure_text.apply_series_styles(spec.get("data", []))

@@ -192,3 +192,159 @@ ENGLISH_LABELS = r"""() => {
   }
   return [...new Set(out)];
 }"""
+
+
+# ----------------------------------------------------------------------------- one survey per theme
+
+AXE = Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js"
+AXE_SHA256 = "29348999450cdf2849a8e70b7912fc2da85a849da39c0d0d5394f51d4a9ed95c"
+WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+
+# The reflow widths: 320 px, and 200% zoom (a 1280×900 window at zoom 2 lays out in 640×450 CSS
+# pixels). The page is resized from 1280 px as a reader's zoom does; the plots follow (plotly's
+# responsive resize, then figures.js's narrow layout below 560 px).
+REFLOW_VIEWPORTS = {"200%": {"width": 640, "height": 450}, "320px": {"width": 320, "height": 800}}
+SETTLED = """() => [...document.querySelectorAll('div.course-figure')].filter(g => g.getClientRects().length).every(g => {
+  const w = g.getBoundingClientRect().width;
+  return g._fullLayout && Math.abs(g._fullLayout.width - w) < 2 && !!g.courseNarrow === (w > 0 && w < 560); })"""
+
+# For every figure: the description and the "표로 보기" body that the page was built with (Python),
+# and what the browser's copy of course/figure_text.py (figures.js) makes of the same JSON, and of
+# the live figure. Compared for the simulators, whose text the browser makes again after each move.
+FIGURE_TEXT = """() => [...document.querySelectorAll('div.course-figure')].map(gd => {
+  const spec = JSON.parse(document.getElementById(gd.id + '-spec').textContent), T = CourseFigures.text;
+  const body = document.querySelector('#' + gd.id + '-data .course-figure-data-body');
+  const controls = !!((spec.layout.sliders || []).length || (spec.layout.updatemenus || []).length);
+  return { id: gd.id, controls, built: { desc: document.getElementById(gd.id + '-desc').textContent,
+                                          body: body ? body.innerHTML : '' },
+           fromSpec: { desc: T.describeState(spec.data, spec.layout),
+                       body: T.dataBodyHtml(T.tables(spec.data, spec.layout), T.notes(spec.data, spec.layout)) },
+           fromLive: { desc: T.describeState(gd.data, gd.layout),
+                       body: T.dataBodyHtml(T.tables(gd.data, gd.layout), T.notes(gd.data, gd.layout)) } };
+})"""
+
+FIGURE_NAMES = """() => [...document.querySelectorAll('.course-figure-block')].map(b => ({
+  role: b.getAttribute('role'), name: b.getAttribute('aria-label'),
+  desc: (b.querySelector('.course-figure-desc') || {}).textContent || '',
+  tabbable: [...b.querySelectorAll('div.course-figure a, div.course-figure button, div.course-figure [tabindex]')]
+            .filter(e => e.tabIndex >= 0).length }))"""
+
+
+def axe_source() -> str:
+    import hashlib
+
+    data = AXE.read_bytes()
+    assert hashlib.sha256(data).hexdigest() == AXE_SHA256, "tests/vendor/axe-core/axe.min.js is not the pinned 4.14.1"
+    return data.decode("utf-8")
+
+
+def axe_violations(page) -> list[dict]:
+    if not page.evaluate("!!window.axe"):
+        page.add_script_tag(content=axe_source())
+    return page.evaluate("""async tags => {
+        const r = await axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']});
+        return r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
+          .map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 5).map(n => n.target.join(' '))}));
+    }""", WCAG_TAGS)
+
+
+def quiz_names(page) -> tuple[int, list[str]]:
+    """Every choice group and answer input of the page's quizzes has an accessible name (as
+    Playwright computes it) that contains its question's text. Returns (checked, problems)."""
+    import re
+
+    from playwright.sync_api import expect
+
+    checked, problems = 0, []
+    for block in page.locator(".course-quiz [data-quiz-question]").all():
+        if not block.is_visible():
+            continue                               # a locked chapter's quiz: checked with the gating off
+        prompt = re.sub(r"\s+", " ", block.locator(".course-quiz-prompt").inner_text()).strip()[:24]
+        controls = block.locator("fieldset.course-quiz-choices, input[data-quiz-numeric], "
+                                 "input[data-quiz-blank], textarea[data-quiz-free]").all()
+        if not controls:
+            problems.append(f"{block.get_attribute('data-quiz-question')}: no answer control")
+        for control in controls:
+            checked += 1
+            try:
+                expect(control).to_have_accessible_name(re.compile(re.escape(prompt)), timeout=2_000)
+            except AssertionError:
+                problems.append(f"{block.get_attribute('data-quiz-question')}: {control.evaluate('e => e.outerHTML')[:80]}")
+        if block.locator("input[data-quiz-choice]").evaluate_all(
+                "inputs => inputs.some(i => !i.closest('fieldset[aria-labelledby]'))"):
+            problems.append(f"{block.get_attribute('data-quiz-question')}: a choice outside its named group")
+    return checked, problems
+
+
+SIZES = """() => [...document.querySelectorAll('div.course-figure')].filter(g => g.getClientRects().length)
+  .map(g => [g.id, Math.round(g.getBoundingClientRect().width), g._fullLayout.width, g.courseNarrow])"""
+
+
+def reflow_at(tab, viewport: dict) -> dict:
+    tab.set_viewport_size(viewport)
+    try:
+        tab.wait_for_function(SETTLED, timeout=30_000)
+    except Exception as exc:                       # say which figure did not follow the new width
+        raise AssertionError(f"{tab.url} at {viewport}: figures [id, width, plotted width, narrow] "
+                             f"{tab.evaluate(SIZES)}") from exc
+    tab.wait_for_timeout(400)                      # the theme marks scroll boxes 300 ms after a resize
+    return {"page": tab.evaluate(REFLOW), "figures": tab.evaluate(FIGURE_LAYOUT)}
+
+
+def survey_page(tab, theme: str) -> dict:
+    """One visit, everything measured: at 1280 px the figures, their text and the quizzes' names
+    (light theme), then with every disclosure open axe, the focus rings and the theme's English
+    words, then (light theme) the page at 200% zoom and at 320 px."""
+    found = {}
+    if theme == "light":
+        found["figures"] = tab.evaluate(FIGURE_LAYOUT)
+        found["figure_text"] = tab.evaluate(FIGURE_TEXT)
+        found["names"] = tab.evaluate(FIGURE_NAMES)
+        found["quiz_names"] = quiz_names(tab)
+    tab.evaluate("""async () => { document.querySelectorAll('details').forEach(d => { d.open = true; });
+        await Promise.all(document.getAnimations().map(a => a.finished)); }""")   # myst-nb fades code in
+    found["theme"] = tab.evaluate("document.documentElement.dataset.theme")
+    found["axe"] = axe_violations(tab)
+    tab.add_style_tag(content=NO_TRANSITIONS)
+    tab.keyboard.press("Tab")                      # the keyboard is the last input: rings show on focus()
+    found["focus"] = tab.evaluate(FOCUS_RINGS)
+    found["english"] = tab.evaluate(ENGLISH_LABELS)
+    if theme == "light":
+        found["reflow"] = {name: reflow_at(tab, viewport) for name, viewport in REFLOW_VIEWPORTS.items()}
+    return found
+
+
+_SURVEYS: dict = {}
+
+
+def survey_site(browser, site_url: str, site_dir: Path, theme: str) -> dict:
+    """{page (plus ' (gating off)' for a gated chapter's content): survey_page's measurements}, made
+    once per theme and test session (tests/test_a11y_site.py, test_site_reflow.py and
+    test_site_quiz_a11y.py read the same survey)."""
+    from course.settings import load_settings
+
+    key = (site_url, theme)
+    if key in _SURVEYS:
+        return _SURVEYS[key]
+    gated = {f"book/{load_settings().page(int(m))}.html" for m in load_settings().gates}
+    contexts = [browser.new_context(viewport={"width": 1280, "height": 900}, locale="ko-KR") for _ in range(2)]
+    main, ungated = contexts
+    ungated.add_init_script(UNGATED)
+    for context in contexts:
+        if theme == "dark":
+            context.add_init_script(DARK)
+    found = {}
+    try:
+        for rel in all_pages(site_dir):
+            views = [("", main)] + ([(" (gating off)", ungated)] if rel in gated else [])
+            for view, context in views:
+                tab = context.new_page()
+                open_page(tab, f"{site_url}/{rel}")
+                found[rel + view] = survey_page(tab, theme)
+                tab.close()
+    finally:
+        for context in contexts:
+            context.close()
+    assert gated and any(k.endswith("(gating off)") for k in found), sorted(found)
+    _SURVEYS[key] = found
+    return found
