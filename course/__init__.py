@@ -9,5 +9,7 @@ Modules:
     gating      gating decisions and the ``gate(module)`` display
     quiz        ``show(module)``: the quiz in the static site or in JupyterLab
     instructor  export forms and keys, grade submissions into a gradebook
+    variants    checkpoint variants: parameters drawn per attempt, keys from a small formula
+    autograder  the kernel exercises' checker (its data: course/exercises/<id>/)
 Command line: ``python -m course --help``.
 """

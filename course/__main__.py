@@ -5,7 +5,7 @@ Commands
     export-key   answer key (JSON, or Markdown for *.md) / 정답지
     grade        re-grade a folder of submissions into a gradebook CSV / 채점
     validate     check the question banks against the schema / 문제 은행 검사
-    exercise     kernel exercises: list, show, check a .cu file / 커널 실습 (course.exercise.cli)
+    exercise     kernel exercises: list, show, check a .cu file / 커널 실습 (course.autograder.cli)
     grade-code   check a folder of learners' kernels into a CSV (runs their code) / 커널 제출물 채점
 
 Exit codes
@@ -25,11 +25,17 @@ import sys
 from pathlib import Path
 
 from course import instructor
-from course.bank import MODULE_RANGE, BankError, available_modules, choice_balance, load_all_banks, load_bank
+from course import syllabus
+from course.bank import BankError, available_modules, choice_balance, course_modules, load_all_banks, load_bank
 from course.settings import SettingsError, load_settings
 
 EXIT_OK, EXIT_NOTHING_GRADED, EXIT_USAGE, EXIT_PROBLEMS = 0, 1, 2, 3
 EXIT_UNBALANCED = 1
+
+
+def _module_help() -> str:
+    numbers = syllabus.load().numbers
+    return f"모듈 번호 / module number ({numbers[0]}-{numbers[-1]})"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -50,13 +56,13 @@ def _parser() -> argparse.ArgumentParser:
     form = sub.add_parser("export-form", help="학생용 양식 내보내기 / export a student form (no answers)",
                           description="정답 없는 학생용 양식을 JSON과 Markdown으로 씁니다 (mNN_form.json, mNN_form.md). "
                                       "/ Write a student form without answers as JSON and Markdown.")
-    form.add_argument("--module", type=int, required=True, help="모듈 번호 / module number (4-11)")
+    form.add_argument("--module", type=int, required=True, help=_module_help())
     form.add_argument("--out", required=True, metavar="DIR", help="출력 폴더 / output folder")
 
     key = sub.add_parser("export-key", help="정답지 내보내기 / export the answer key",
                          description="정답지를 JSON으로 씁니다 (파일 이름이 .md로 끝나면 Markdown). "
                                      "/ Write the answer key as JSON (Markdown when FILE ends in .md).")
-    key.add_argument("--module", type=int, required=True, help="모듈 번호 / module number (4-11)")
+    key.add_argument("--module", type=int, required=True, help=_module_help())
     key.add_argument("--out", required=True, metavar="FILE", help="출력 파일 / output file")
 
     grade = sub.add_parser("grade", help="제출 파일 채점 / grade a folder of submissions",
@@ -70,7 +76,7 @@ def _parser() -> argparse.ArgumentParser:
                            epilog="종료 코드 / exit codes: 0 모두 깨끗하게 채점 (all graded cleanly); "
                                   "1 채점된 제출 없음 (nothing graded); 2 사용법·설정 오류 (usage or setup error); "
                                   "3 채점했지만 problems CSV에 적힌 파일이 있음 (graded, with problems listed).")
-    grade.add_argument("--module", type=int, required=True, help="모듈 번호 / module number (4-11)")
+    grade.add_argument("--module", type=int, required=True, help=_module_help())
     grade.add_argument("--submissions", required=True, metavar="DIR", help="제출 파일 폴더 / folder of submission files")
     grade.add_argument("--out", required=True, metavar="CSV", help="성적부 / gradebook CSV to write")
     grade.add_argument("--summary", metavar="CSV", help="문항별 난이도 요약 / per-question difficulty summary CSV")
@@ -79,7 +85,7 @@ def _parser() -> argparse.ArgumentParser:
                             "list of skipped and noted files (default: <gradebook>_problems.csv beside it)")
     grade.add_argument("--manual-marks", metavar="CSV",
                        help="서술형 수동 채점 (student_id,question_id,mark 0-1) / manual marks for free answers")
-    grade.add_argument("--pass-count", type=int, metavar="N",
+    grade.add_argument("--pass-count", type=_pass_count, metavar="N",
                        help="통과 기준 문항 수 (기본값: _config.yml) / pass count override (default: _config.yml)")
     grade.add_argument("--require-integrity", action="store_true",
                        help="무결성 값 없는 파일도 건너뜀 / also skip files without an integrity digest")
@@ -88,14 +94,24 @@ def _parser() -> argparse.ArgumentParser:
         "validate", help="문제 은행 검사 / validate the question banks",
         description="문제 은행을 스키마(SCHEMA.md)로 검사하고, 은행별·전체의 정답 위치 분포와 정답이 유일하게 가장 긴 "
                     "선택지인 비율을 보고합니다. 전체에서 한 위치가 하나 고르기 정답의 40%를 넘거나, 정답이 유일하게 "
-                    "가장 긴 문항이 35%를 넘으면 실패합니다. / Validate banks against SCHEMA.md and report, per bank "
-                    "and overall, where the keys sit and how often the key is the unique longest option; fail when "
-                    "one position holds over 40% of single-choice keys or the key is the unique longest in over 35%.",
+                    "가장 긴 문항이 35%를 넘거나, 모두 고르기 문항의 절반을 넘는 문항에서 같은 위치가 정답이면 "
+                    "실패합니다. / Validate banks against SCHEMA.md (variants included) and report, per bank and "
+                    "overall, where the keys sit and how often the key is the unique longest option; fail when one "
+                    "position holds over 40% of single-choice keys, the key is the unique longest in over 35%, or one "
+                    "position is a key in more than half of the multiple-answer questions.",
         epilog="종료 코드 / exit codes: 0 문제 없음 (ok); 1 정답 위치·길이 치우침 (unbalanced keys); "
                "2 스키마 오류 (schema error).")
     validate.add_argument("--module", type=int, help="한 모듈만 / only this module")
 
-    from course.exercise import cli as exercise_cli
+    toc = sub.add_parser("toc", help="목차(_toc.yml)의 본문을 강좌 구성에서 쓰기 / write _toc.yml's modules part",
+                         description="_toc.yml의 '본문' 부분을 course/syllabus.py의 모듈 순서대로 다시 씁니다. "
+                                     "/ Rewrite the modules part of _toc.yml from the syllabus.")
+    toc.add_argument("--file", default=str(Path(__file__).resolve().parent.parent / "_toc.yml"), metavar="FILE",
+                     help="목차 파일 / the _toc.yml to write (기본값: 저장소의 _toc.yml)")
+    toc.add_argument("--check", action="store_true",
+                     help="쓰지 않고 다른지만 확인 (다르면 종료 코드 1) / only check (exit 1 when it differs)")
+
+    from course.autograder import cli as exercise_cli
 
     exercise_cli.add_parser(sub)
     code = sub.add_parser(
@@ -107,15 +123,30 @@ def _parser() -> argparse.ArgumentParser:
                     "code on this machine's GPU.",
         epilog="종료 코드 / exit codes: 0 모두 검사함 (all checked); 1 검사한 제출 없음 (nothing checked); "
                "2 사용법 오류 (usage error); 3 건너뛰거나 참고가 붙은 파일이 있음, problems CSV 참고 (some files skipped).")
-    code.add_argument("--exercise", required=True, metavar="ID", help="실습 번호 / exercise id (예: m06-e1)")
+    code.add_argument("--exercise", required=True, metavar="ID", type=exercise_cli.exercise_id,
+                      help="실습 번호 / exercise id (예: m06-e1)")
     code.add_argument("--submissions", required=True, metavar="DIR", help="제출 폴더 / folder of .cu submissions")
     code.add_argument("--out", required=True, metavar="CSV", help="결과 CSV / result CSV to write")
     code.add_argument("--problems", metavar="CSV",
                       help="건너뛴 파일 목록 (기본값: <이름>_problems.csv) / skipped files (default: <out>_problems.csv)")
-    code.add_argument("--time-limit", type=float, default=90.0, metavar="S",
+    code.add_argument("--time-limit", type=exercise_cli.time_limit, default=90.0, metavar="S",
                       help="하위 프로세스마다의 제한 시간(초, 기본 90) / per-subprocess time limit in seconds")
+    code.add_argument("--seed", type=exercise_cli.seed_value, metavar="N",
+                      help="모든 파일에 같은 시드 (기본: 파일마다 새 시드, CSV의 seed 열에 기록) / one seed for every "
+                           "file (default: a fresh one per file, in the CSV's seed column)")
     code.add_argument("--no-gpu", action="store_true", help="컴파일과 SASS만 / compile and SASS checks only")
     return parser
+
+
+def _pass_count(text: str) -> int:
+    """argparse type: a count of questions, 1 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"통과 기준은 문항 수(1 이상의 정수)여야 합니다 (받은 값: {text!r})") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"통과 기준은 1 이상이어야 합니다 (받은 값: {text!r})")
+    return value
 
 
 def _export_form(args) -> int:
@@ -139,6 +170,9 @@ def _grade(args) -> int:
         print(f"오류 (error): 제출 폴더가 없습니다: {folder}", file=sys.stderr)
         return EXIT_USAGE
     pass_count = args.pass_count
+    if pass_count is not None and pass_count > len(bank.ids):
+        print(f"오류 (error): --pass-count {pass_count}이(가) 문항 수 {len(bank.ids)}보다 큽니다", file=sys.stderr)
+        return EXIT_USAGE
     if pass_count is None:
         checkpoint = load_settings(args.config).checkpoint(args.module)
         pass_count = checkpoint.pass_count if checkpoint else None
@@ -174,7 +208,7 @@ def _validate(args) -> int:
         print("(정답 위치·길이 기준은 모든 은행을 합쳐 검사합니다: python -m course validate)")
         return EXIT_OK
     banks = load_all_banks(args.banks)
-    missing = [m for m in MODULE_RANGE if m not in banks]
+    missing = [m for m in course_modules() if m not in banks]
     for module, bank in sorted(banks.items()):
         print(f"모듈 {module}: 문항 {len(bank.questions)}개, 스키마 문제 없음 (schema ok)")
     if missing:
@@ -197,15 +231,29 @@ def _validate(args) -> int:
     return EXIT_UNBALANCED if problems else EXIT_OK
 
 
+def _toc(args) -> int:
+    from course import toc
+
+    path = Path(args.file)
+    if args.check:
+        same = path.read_text(encoding="utf-8") == toc.expected_text(path)
+        print("목차가 강좌 구성과 같습니다 (toc up to date)" if same else
+              "목차가 강좌 구성과 다릅니다: `python -m course toc`로 다시 쓰세요 (toc out of date)")
+        return EXIT_OK if same else 1
+    changed = toc.write(path)
+    print(f"{'썼습니다 (wrote)' if changed else '바뀐 것 없음 (unchanged)'}: {path}")
+    return EXIT_OK
+
+
 def _exercise(args) -> int:
-    from course.exercise import cli as exercise_cli
+    from course.autograder import cli as exercise_cli
 
     return exercise_cli.run(args)
 
 
 def _grade_code(args) -> int:
-    from course.exercise import ExerciseError, load
-    from course.exercise.grade import grade_code, write_report
+    from course.autograder import ExerciseError, load
+    from course.autograder.grade import grade_code, write_report
 
     try:
         spec = load(args.exercise)
@@ -218,20 +266,20 @@ def _grade_code(args) -> int:
         return EXIT_USAGE
     print("주의: 학생이 낸 코드를 이 머신에서 실행합니다 (this runs learners' code).", file=sys.stderr)
     report = grade_code(spec, folder, args.time_limit, args.no_gpu,
-                        progress=lambda line: print(line, file=sys.stderr, flush=True))
+                        progress=lambda line: print(line, file=sys.stderr, flush=True), seed=args.seed)
     problems_csv = args.problems or instructor.problems_path_for(args.out)
     write_report(report, args.out, problems_csv)
     passed = sum(1 for r in report.rows if r.verdict and r.verdict["passed"])
     print(f"검사(checked): {len(report.rows)}개, 모두 통과(passed): {passed}개, 건너뜀(skipped): {len(report.skipped)}개")
     for p in report.problems:
-        print(f"  {p.outcome}  {p.file}: {p.reason}")
+        print(f"  {p.outcome}  {instructor.printable(p.file)}: {instructor.printable(p.reason)}")
     print(f"결과 (results): {args.out}; 문제 목록 (problems): {problems_csv} ({len(report.problems)}건)")
     if not report.rows:
         return EXIT_NOTHING_GRADED
     return EXIT_PROBLEMS if report.problems else EXIT_OK
 
 
-COMMANDS = {"export-form": _export_form, "export-key": _export_key, "grade": _grade, "validate": _validate,
+COMMANDS = {"export-form": _export_form, "export-key": _export_key, "grade": _grade, "validate": _validate, "toc": _toc,
             "exercise": _exercise, "grade-code": _grade_code}
 
 

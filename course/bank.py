@@ -23,7 +23,10 @@ from pathlib import Path
 
 import yaml
 
-from course.korean import with_particle
+# libyaml's safe loader where PyYAML was built with it (several times faster than the pure-Python one).
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+from korean_text import with_particle
 
 __all__ = [
     "BLOOM_LEVELS",
@@ -54,7 +57,6 @@ __all__ = [
 BANKS_ENV = "SGEMM_COURSE_BANKS"
 QUESTION_TYPES = ("single", "multiple", "numeric", "code", "free")
 BLOOM_LEVELS = ("기억", "이해", "적용", "분석", "평가", "창조")
-MODULE_RANGE = range(4, 12)          # modules 4-10 and the bonus module 11
 BLANK_PATTERN = re.compile(r"___\(([A-Za-z0-9_-]+)\)___")
 ID_PATTERN = re.compile(r"^m(\d{2})-q(\d{2})$")
 
@@ -62,7 +64,7 @@ COMMON_FIELDS = {"id", "type", "bloom", "section", "prompt", "explanation"}
 TYPE_FIELDS = {
     "single": {"choices"},
     "multiple": {"choices"},
-    "numeric": {"answer"},
+    "numeric": {"answer", "variant"},
     "code": {"code", "blanks"},
     "free": {"model_answer", "rubric"},
 }
@@ -115,6 +117,7 @@ class Question:
     blanks: tuple = ()
     model_answer: str | None = None
     rubric: tuple = ()
+    variant: object = None   # course.variants.Variant: parameters drawn per checkpoint attempt (numeric)
 
     @property
     def correct_choice_ids(self) -> tuple:
@@ -169,9 +172,16 @@ def bank_path(module: int, directory: str | os.PathLike | None = None) -> Path:
     return banks_dir(directory) / f"m{int(module):02d}.yaml"
 
 
+def course_modules() -> tuple[int, ...]:
+    """The syllabus's module numbers: every module has a bank (course/syllabus.py)."""
+    from course import syllabus
+
+    return syllabus.load().numbers
+
+
 def available_modules(directory: str | os.PathLike | None = None) -> list[int]:
     """Modules whose bank file exists."""
-    return [m for m in MODULE_RANGE if bank_path(m, directory).is_file()]
+    return [m for m in course_modules() if bank_path(m, directory).is_file()]
 
 
 def load_bank(module: int, directory: str | os.PathLike | None = None) -> Bank:
@@ -189,7 +199,7 @@ def load_bank_file(path: str | os.PathLike) -> Bank:
     path = Path(path)
     name = path.name
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER)
     except OSError as exc:
         raise BankError([f"{name}: 파일을 읽을 수 없습니다 ({exc})"]) from exc
     except yaml.YAMLError as exc:
@@ -233,8 +243,10 @@ def validate_bank_data(data, name: str = "<bank>") -> list[str]:
     for key in sorted(set(data) - TOP_FIELDS, key=str):
         problems.append(f"{name}: {key}: 알 수 없는 항목입니다 (허용: {', '.join(sorted(TOP_FIELDS))})")
     module = data.get("module")
-    if isinstance(module, bool) or not isinstance(module, int) or module not in MODULE_RANGE:
-        problems.append(f"{name}: module: 4에서 11 사이의 정수여야 합니다 (받은 값: {module!r})")
+    known = course_modules()
+    if isinstance(module, bool) or not isinstance(module, int) or module not in known:
+        problems.append(f"{name}: module: 강좌의 모듈 번호({', '.join(map(str, known))}) 중 하나여야 합니다 "
+                        f"(받은 값: {module!r})")
         module = None
     else:
         file_module = re.match(r"^m(\d+)", name)
@@ -345,6 +357,10 @@ def _check_numeric(q, bad) -> None:
         bad("answer.unit", "단위(unit)가 있어야 합니다 (단위가 없으면 \"\")")
     elif not isinstance(answer["unit"], str):
         bad("answer.unit", "문자열이어야 합니다")
+    if "variant" in q:
+        from course.variants import validate_variant
+
+        validate_variant(q, bad)
 
 
 def _check_code(q, bad) -> None:
@@ -422,10 +438,16 @@ def question_from_dict(q: dict) -> Question:
     Missing descriptive fields (bloom, section, prompt, explanation) default to "" so that
     grading tables can name only what grading needs; validation is validate_bank_data's job.
     """
+    from course.variants import render_template, variant_from_dict
+
     answer = q.get("answer")
+    variant = variant_from_dict(q) if q.get("type") == "numeric" else None
+    prompt = (q.get("prompt") or "").rstrip()
+    if variant is not None and "template" not in q["variant"]:
+        prompt = render_template(variant.template, variant.base).rstrip()   # the base question, as written
     return Question(
         id=q["id"], type=q["type"], bloom=q.get("bloom", ""), section=(q.get("section") or "").strip(),
-        prompt=(q.get("prompt") or "").rstrip(), explanation=(q.get("explanation") or "").rstrip(),
+        prompt=prompt, explanation=(q.get("explanation") or "").rstrip(), variant=variant,
         choices=tuple(Choice(str(c["id"]), c["text"], c["correct"]) for c in q.get("choices") or ()),
         answer=NumericAnswer(float(answer["value"]), float(answer["tolerance"]), answer["unit"]) if answer else None,
         code=q.get("code", None) and q["code"].rstrip("\n"),
@@ -472,6 +494,8 @@ def answer_key(bank: Bank) -> dict:
             item["correct"] = list(q.correct_choice_ids)
         elif q.type == "numeric":
             item["answer"] = {"value": q.answer.value, "tolerance": q.answer.tolerance, "unit": q.answer.unit}
+            if q.variant is not None:
+                item["variant"] = q.variant.to_dict()
         elif q.type == "code":
             item["blanks"] = {b.id: list(b.accept) for b in q.blanks}
         else:
@@ -492,6 +516,8 @@ def site_payload(bank: Bank) -> dict:
             item["choices"] = [{"id": c.id, "text": c.text, "correct": c.correct} for c in q.choices]
         elif q.type == "numeric":
             item["answer"] = {"value": q.answer.value, "tolerance": q.answer.tolerance, "unit": q.answer.unit}
+            if q.variant is not None:
+                item["variant"] = q.variant.to_dict()
         elif q.type == "code":
             item["code"] = q.code
             item["blanks"] = [{"id": b.id, "accept": list(b.accept)} for b in q.blanks]
@@ -506,7 +532,7 @@ def site_payload(bank: Bank) -> dict:
 
 MAX_KEY_POSITION_SHARE = 0.40    # no position may hold more than this share of single-choice keys
 MAX_KEY_LONGEST_SHARE = 0.35     # the key may be the unique longest option in at most this share
-MAX_MULTIPLE_POSITION_SHARE = 0.80  # no position may be a key in more than this share of multiple-choice items
+MAX_MULTIPLE_POSITION_SHARE = 0.50  # no position may be a key in more than half of the multiple-choice items
 MIN_MULTIPLE_FOR_RULE = 5           # ... judged once there are this many (fewer cannot show a pattern)
 
 

@@ -10,15 +10,15 @@ then
     %exercise_show m06-e1      the exercise's goal and the checks it will receive
 
 Every attempt's verdict goes to the learner's progress file (course.progress), as do unlocked
-hints. The kernel runs in subprocesses with time limits (course.exercise.gpu): a kernel that hangs
+hints. The kernel runs in subprocesses with time limits (course.autograder.gpu): a kernel that hangs
 or faults gives a verdict, and the notebook goes on. COURSE_EXERCISE_TIME_LIMIT (seconds) sets the
-limit of each subprocess. The work is done by course.exercise.lab.LabSession.
+limit of each subprocess. The work is done by course.autograder.lab.LabSession.
 """
 from __future__ import annotations
 
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
-from course.exercise.lab import TIME_LIMIT_ENV, LabSession
+from course.autograder.lab import TIME_LIMIT_ENV, LabSession
 
 __all__ = ["ExerciseMagics", "TIME_LIMIT_ENV", "load_ipython_extension"]
 

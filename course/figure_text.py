@@ -11,8 +11,8 @@ A figure on the site is read three ways, all from the same JSON that plotly draw
   drawn in the figure, behind the site's "표로 보기" toggle. Every figure with data has them; a
   simulator's are those of its current state, and course/static/figures.js makes them again (and
   the description) from the live figure whenever a control moves. That script mirrors the
-  functions marked "(mirrored in figures.js)"; tests/test_site_figures.py checks that both give the
-  same text for every figure on the site.
+  functions marked "(mirrored)"; tests/test_a11y_site.py checks that both give the same text
+  for every figure on the site.
 
 Traces that only draw (hover skipped, no legend entry: outlines, highlight markers) are left out.
 :func:`series_styles` gives each series a marker, dash or bar pattern of its own, so that series are

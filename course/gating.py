@@ -19,7 +19,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
-from course.korean import with_particle
+from korean_text import with_particle
 from course.settings import CourseSettings, load_settings
 
 __all__ = ["GateDecision", "decide", "gate", "gate_marker_html", "lab_banner_html"]

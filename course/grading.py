@@ -119,9 +119,13 @@ def parse_number(raw, unit: str = "") -> float:
     if isinstance(raw, bool):
         raise _number_error("type")
     if isinstance(raw, (int, float)):
-        if not math.isfinite(raw):
+        try:
+            value = float(raw)           # a 310-digit integer does not fit a double: OverflowError
+        except OverflowError:
+            raise _number_error("format") from None
+        if not math.isfinite(value):
             raise _number_error("format")
-        return float(raw)
+        return value
     if not isinstance(raw, str):
         raise _number_error("type")
     text = _trim(unicodedata.normalize("NFKC", raw).replace("\u2212", "-"))

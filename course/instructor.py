@@ -5,22 +5,29 @@ Grading is authoritative from the bank: every submission is re-graded with
 course.grading in "instructor" mode (self-assessments never count; free items stay
 "pending" unless a manual mark is given). Scores written inside a submission are ignored.
 
-Files that cannot be graded are skipped and listed, never raised: symbolic links (never
-followed, so nothing outside the submissions folder is read), anything that is not a
-regular file, files that are not ``*.json``, files over MAX_SUBMISSION_BYTES, unreadable
-or malformed JSON, not a submission, newer format, wrong module, unknown question ids,
-missing student id, integrity mismatch (tampered), and duplicates (same student and
-module: the latest ``submitted_at`` is kept, the others are listed). Graded files with
-something to know (no integrity digest, a changed bank, a choice order that does not match
-its seed) are listed too. ``write_problems`` writes the whole list as a CSV.
+Every file is judged alone: whatever one file holds (deep nesting, huge numbers, values of the
+wrong type), it is graded or listed, never the end of the run. Files that cannot be graded are
+skipped and listed: symbolic links and hard links whose other names lie outside the folder (never
+followed, so nothing outside the submissions folder is read), anything that is not a regular file,
+files that are not ``*.json``, files over MAX_SUBMISSION_BYTES, unreadable, malformed or too deeply
+nested JSON, not a submission, newer format, wrong module, unknown question ids, missing student id,
+integrity mismatch (tampered), and duplicates (same student and module: the latest ``submitted_at``
+is kept, the others are listed; equal times say so and are broken by attempt number, then file
+name). Graded files with something to know are listed too: no integrity digest, a changed bank, a
+choice order or variant that does not match its seed, a ``submitted_at`` in the future, a file name
+that names another student, one anonymous learner id under several student ids. The gradebook shows
+the attempt number, the file and those warnings per student. ``write_problems`` writes the whole
+list as a CSV.
 
-Every CSV goes through ``write_safe_csv``: text cells that a spreadsheet would run as a
-formula are neutralised (``safe_cell``), numbers stay numbers. Other modules that write
-CSVs for instructors should use the same two functions.
+Every CSV goes through ``write_safe_csv``: text cells that a spreadsheet would run as a formula are
+neutralised (``safe_cell``: also behind invisible leading characters and in every Unicode form of
+= + - @), control characters are made visible, numbers stay numbers. Terminal output goes through
+``printable``. Other modules that write CSVs for instructors should use the same functions.
 
 Manual marks CSV (``--manual-marks``): columns ``student_id,question_id,mark`` (an
 optional ``comment`` column is ignored); ``mark`` is a fraction of the question between
-0 and 1 (``1``, ``0.5``, ``0``). Only free-answer questions take manual marks.
+0 and 1 (``1``, ``0.5``, ``0``). Only free-answer questions take manual marks; a student and
+question given twice is a listed problem, and neither row is applied.
 """
 from __future__ import annotations
 
@@ -28,15 +35,19 @@ import csv
 import json
 import math
 import os
+import re
 import stat
+import unicodedata
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from course.bank import Bank, answer_key, student_view
 from course.grading import QuizResult, grade_quiz
-from course.korean import with_particle
+from korean_text import with_particle
 from course.shuffle import shuffled_ids
-from course.submission import FORMAT, check_submission, integrity_status, parse_time
+from course.submission import FORMAT, check_submission, integrity_status, json_depth, parse_time
+from course.variants import questions_for_submission, variant_mismatches
 
 __all__ = [
     "FORMULA_TRIGGERS",
@@ -49,6 +60,7 @@ __all__ = [
     "form_markdown",
     "grade_folder",
     "load_manual_marks",
+    "printable",
     "problems_path_for",
     "safe_cell",
     "write_difficulty",
@@ -73,27 +85,78 @@ TYPE_HELP = {
 
 # A cell starting with one of these is read as a formula by Excel, LibreOffice or Google Sheets
 # (OWASP "CSV Injection"); the full-width forms are included because some spreadsheet setups
-# (East Asian input) convert them to their ASCII twins.
+# (East Asian input) convert them to their ASCII twins. safe_cell goes further (formula_start).
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+# Every Unicode form of = + - @ (full-width, small, superscript, subscript, heavy, the minus sign ...).
+_FORMULA_NAME = re.compile(r"\b(EQUALS SIGN|PLUS SIGN|MINUS SIGN|MINUS|HYPHEN-MINUS|COMMERCIAL AT)$")
+# Letters that show nothing: a leading one hides a formula from the eye but not from a spreadsheet.
+_BLANK_LETTERS = {"\u115f", "\u1160", "\u3164", "\uffa0", "\u2800"}
+_CONTROL_NAMES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _invisible(ch: str) -> bool:
+    return unicodedata.category(ch) in ("Cc", "Cf", "Zs", "Zl", "Zp", "Mn", "Me") or ch in _BLANK_LETTERS
+
+
+def _formula_char(ch: str) -> bool:
+    if ch in FORMULA_TRIGGERS or unicodedata.normalize("NFKC", ch)[:1] in "=+-@":
+        return True
+    return bool(_FORMULA_NAME.search(unicodedata.name(ch, "")))
+
+
+def formula_start(text: str) -> bool:
+    """Would a spreadsheet (or a person copying the cell) read this text as a formula?"""
+    if text[:1] in FORMULA_TRIGGERS:
+        return True
+    for ch in text:
+        if not _invisible(ch):
+            return _formula_char(ch)
+    return False
+
+
+def _visible_control(ch: str) -> bool:
+    return unicodedata.category(ch) in ("Cc", "Cf")
+
+
+def printable(text, keep_tabs: bool = False, keep_newlines: bool = False) -> str:
+    """Text safe to print on a terminal or keep in a CSV: control and format characters (ANSI escapes,
+    bidirectional overrides, zero-width characters) become visible escapes such as \\x1b or \\u202e."""
+    out = []
+    for ch in str(text):
+        if (ch == "\t" and keep_tabs) or (ch == "\n" and keep_newlines) or not _visible_control(ch):
+            out.append(ch)
+        else:
+            out.append(_CONTROL_NAMES.get(ch) or (f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}"))
+    return "".join(out)
+
+
+def _plain_number(value) -> bool:
+    """A number a spreadsheet shows as it is: finite, and not an integer too long for a double."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    if isinstance(value, int):
+        return abs(value) < 10 ** 15
+    return math.isfinite(value)
 
 
 def safe_cell(value):
     """One CSV cell that a spreadsheet shows and never runs.
 
-    Numbers (int or finite float, not bool) stay numbers, so negative values in numeric
-    columns are untouched (floats are rounded to 4 decimals, integral ones written as ints).
-    Everything else becomes text; text that starts with a formula trigger (also after leading
-    whitespace) gets a leading apostrophe, as OWASP recommends: ``=1+1`` -> ``'=1+1``,
-    ``-3`` (text) -> ``'-3``. None is the empty cell.
+    Numbers (int below 10**15 or finite float, not bool) stay numbers, so negative values in numeric
+    columns are untouched (floats are rounded to 4 decimals, integral ones written as ints); a
+    310-digit integer becomes text. Everything else becomes text: control characters made visible
+    (printable; line breaks and tabs kept), and text that starts with a formula trigger, also after
+    invisible leading characters or in any Unicode form, gets a leading apostrophe, as OWASP
+    recommends: ``=1+1`` -> ``'=1+1``, ``-3`` (text) -> ``'-3``. None is the empty cell.
     """
     if value is None:
         return ""
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+    if _plain_number(value):
         if isinstance(value, float):
             return int(value) if value.is_integer() else round(value, 4)
         return value
-    text = str(value)
-    if text[:1] in FORMULA_TRIGGERS or text.lstrip()[:1] in FORMULA_TRIGGERS:
+    text = printable(value, keep_tabs=True, keep_newlines=True)
+    if formula_start(str(value)) or formula_start(text):
         return "'" + text
     return text
 
@@ -114,7 +177,7 @@ def write_safe_csv(path: str | os.PathLike, header, rows) -> Path:
 
 def _unneutralised(text: str) -> str:
     """A value read back from one of our CSVs, without the apostrophe safe_cell added."""
-    if text.startswith("'") and (text[1:2] in FORMULA_TRIGGERS or text[1:].lstrip()[:1] in FORMULA_TRIGGERS):
+    if text.startswith("'") and formula_start(text[1:]):
         return text[1:]
     return text
 
@@ -187,6 +250,10 @@ def key_markdown(bank: Bank) -> str:
         elif "answer" in q:
             a = q["answer"]
             lines.append(f"정답: {a['value']:g} {a['unit']} (허용 오차 ±{a['tolerance']:g})")
+            if "variant" in q:
+                params = "; ".join(f"{p['name']} ∈ {{{', '.join(map(str, p['values']))}}} (기본 {p['base']})"
+                                   for p in q["variant"]["params"])
+                lines.append(f"변형(variant, 체크포인트의 이후 시도): {params}; 정답 = `{q['variant']['key']}`")
         elif "blanks" in q:
             lines += [f"- {b}: " + " / ".join(f"`{x}`" for x in accept) for b, accept in q["blanks"].items()]
         else:
@@ -217,6 +284,9 @@ class GradedSubmission:
     submitted_at: str
     result: QuizResult
     notes: list = field(default_factory=list)     # (kind, Korean note)
+    attempt: int | None = None                    # the learner's attempt number (presentation.attempt)
+    learner: str = ""                             # the anonymous learner id that seeded the presentation
+    file: str = ""                                # path inside the submissions folder
 
 
 @dataclass
@@ -231,18 +301,28 @@ class Problem:
 
 PROBLEM_KINDS = {
     "symlink": "symbolic link, never followed",
+    "hardlink": "hard link whose other name lies outside the folder, never read",
     "not_regular_file": "a folder link target, FIFO, device or socket",
     "not_json": "not a *.json file",
     "too_large": f"over {MAX_SUBMISSION_BYTES} bytes",
     "unreadable": "cannot be read or is not UTF-8 text",
-    "malformed": "not valid JSON, or not a valid submission for this module",
+    "malformed": "not valid JSON, nested too deeply, or not a valid submission for this module",
+    "unjudgeable": "an unexpected error while grading this one file (the others were graded)",
     "tampered": "integrity digest does not match the content",
     "no_integrity": "no integrity digest (skipped with --require-integrity, else graded)",
     "duplicate": "an older submission of a student who submitted again",
+    "duplicate_tie": "submissions of one student with the same submitted_at (the tie-break is named)",
     "bank_changed": "answered on another version of the bank (graded with the current one)",
     "order_mismatch": "the recorded choice order is not the one its seed gives",
+    "variant_mismatch": "the recorded variant parameters are not the ones its seed gives (graded with the seed's)",
+    "future_time": "submitted_at lies in the future",
+    "id_mismatch": "the file name names another student id than the file's content",
+    "shared_learner": "one anonymous learner id appears under several student ids",
     "manual_mark": "a row of the manual-marks file that was not applied",
 }
+MAX_JSON_DEPTH = 32                 # a real submission nests 4 levels deep
+FUTURE_SLACK = timedelta(minutes=10)
+_SITE_FILE_NAME = re.compile(r"^m\d{2}_(.+)_\d{8}T\d{6}Z\.json$", re.IGNORECASE)
 
 
 @dataclass
@@ -272,14 +352,16 @@ class GradeReport:
         return str(path)
 
     def lines(self) -> list[str]:
+        """The report for a terminal: ids, names and reasons with their control characters made visible."""
         label = {"skipped": "건너뜀", "graded": "참고  ", "ignored": "무시함"}
         out = [f"채점(graded): {len(self.graded)}개, 건너뜀(skipped): {len(self.skipped)}개"]
-        out += [f"  {label[p.outcome]}  {p.file}: {p.reason}" for p in self.problems]
+        out += [f"  {label[p.outcome]}  {printable(p.file)}: {printable(p.reason)}" for p in self.problems]
         return out
 
 
 def load_manual_marks(path: str | os.PathLike, bank: Bank) -> tuple[dict, list[str]]:
-    """{student_id: {qid: mark}} and the problems found (Korean)."""
+    """{student_id: {qid: mark}} and the problems found (Korean). A student and question given on
+    more than one row is a problem, and none of those rows is applied (which one was meant?)."""
     marks: dict = {}
     problems: list[str] = []
     free_ids = {q.id for q in bank.questions if q.type == "free"}
@@ -288,6 +370,7 @@ def load_manual_marks(path: str | os.PathLike, bank: Bank) -> tuple[dict, list[s
             rows = list(csv.DictReader(handle))
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         return {}, [f"수동 채점 파일을 읽을 수 없습니다: {exc}"]
+    lines_of: dict = {}
     for number, row in enumerate(rows, 2):
         sid = _unneutralised((row.get("student_id") or "").strip())
         qid = (row.get("question_id") or "").strip()
@@ -305,24 +388,34 @@ def load_manual_marks(path: str | os.PathLike, bank: Bank) -> tuple[dict, list[s
         if not 0.0 <= mark <= 1.0:
             problems.append(f"{path}:{number}: mark는 0과 1 사이의 수여야 합니다 (받은 값: {raw!r})")
             continue
+        lines_of.setdefault((sid, qid), []).append(number)
         marks.setdefault(sid, {})[qid] = mark
-    return marks, problems
+    for (sid, qid), numbers in lines_of.items():
+        if len(numbers) > 1:
+            del marks[sid][qid]
+            problems.append(f"{path}:{', '.join(map(str, numbers))}: 학번 {sid}의 {qid} 점수가 여러 줄에 있어 어느 것도 "
+                            "쓰지 않았습니다 (중복, duplicate); 한 줄만 남기세요")
+    return {sid: m for sid, m in marks.items() if m}, problems
 
 
-def _candidate_files(report: GradeReport, folder: Path) -> list[Path]:
-    """Regular *.json files under folder, without following any symbolic link; everything
-    else found on the way is listed in the report."""
-    found = []
+# ---------------------------------------------------------------------------- the files of a folder
+
+def regular_files(folder: Path, report, suffixes: tuple, kind_wrong_suffix: str, wrong_suffix_reason: str,
+                  max_bytes: int | None = None) -> list[Path]:
+    """Regular files with one of `suffixes` under folder, never through a symbolic link; everything
+    else found on the way goes to report.add (symbolic links, hard links with a name outside the
+    folder, other file types, other suffixes, files over max_bytes). Shared by `grade` and `grade-code`."""
+    found, links_inside = [], {}
 
     def unreadable_folder(error: OSError) -> None:
         report.add(Path(error.filename), "skipped", "unreadable", f"폴더를 읽을 수 없습니다 ({error.strerror})")
 
+    entries = []
     for top, dirs, files in os.walk(folder, onerror=unreadable_folder, followlinks=False):
         top_path = Path(top)
         for name in sorted(dirs):
             if (top_path / name).is_symlink():
-                report.add(top_path / name, "skipped", "symlink",
-                           "심볼릭 링크(symbolic link)인 폴더는 따라가지 않습니다")
+                report.add(top_path / name, "skipped", "symlink", "심볼릭 링크(symbolic link)인 폴더는 따라가지 않습니다")
         dirs[:] = sorted(d for d in dirs if not (top_path / d).is_symlink())
         for name in sorted(files):
             path = top_path / name
@@ -331,30 +424,41 @@ def _candidate_files(report: GradeReport, folder: Path) -> list[Path]:
             except OSError as exc:
                 report.add(path, "skipped", "unreadable", f"파일 정보를 읽을 수 없습니다 ({exc.strerror})")
                 continue
-            if stat.S_ISLNK(info.st_mode):
-                report.add(path, "skipped", "symlink", "심볼릭 링크(symbolic link)는 따라가지 않습니다")
-            elif not stat.S_ISREG(info.st_mode):
-                report.add(path, "skipped", "not_regular_file", "일반 파일이 아닙니다 (FIFO, 장치, 소켓 등)")
-            elif path.suffix.lower() != ".json":
-                report.add(path, "skipped", "not_json", "제출 파일(*.json)이 아닙니다")
-            elif info.st_size > MAX_SUBMISSION_BYTES:
-                report.add(path, "skipped", "too_large",
-                           f"제출 파일로 보기에 너무 큽니다 ({info.st_size:,} B > {MAX_SUBMISSION_BYTES:,} B)")
-            else:
-                found.append(path)
+            entries.append((path, info))
+            if stat.S_ISREG(info.st_mode):
+                key = (info.st_dev, info.st_ino)
+                links_inside[key] = links_inside.get(key, 0) + 1
+    for path, info in entries:
+        if stat.S_ISLNK(info.st_mode):
+            report.add(path, "skipped", "symlink", "심볼릭 링크(symbolic link)는 따라가지 않습니다")
+        elif not stat.S_ISREG(info.st_mode):
+            report.add(path, "skipped", "not_regular_file", "일반 파일이 아닙니다 (FIFO, 장치, 소켓 등)")
+        elif info.st_nlink > links_inside[(info.st_dev, info.st_ino)]:
+            report.add(path, "skipped", "hardlink", "하드 링크(hard link)이고 같은 파일의 다른 이름이 제출 폴더 밖에 "
+                                                    "있습니다. 폴더 밖의 파일로 보고 읽지 않습니다 (심볼릭 링크와 같음)")
+        elif path.suffix.lower() not in suffixes:
+            report.add(path, "skipped", kind_wrong_suffix, wrong_suffix_reason)
+        elif max_bytes is not None and info.st_size > max_bytes:
+            report.add(path, "skipped", "too_large",
+                       f"제출 파일로 보기에 너무 큽니다 ({info.st_size:,} B > {max_bytes:,} B)")
+        else:
+            found.append(path)
     return sorted(found)
 
 
-def _read_bytes_nofollow(path: Path) -> bytes:
-    """The file's bytes; refuses a path that became a symbolic link or a non-regular file
-    after it was listed (O_NOFOLLOW where the system has it)."""
+def read_bytes_nofollow(path: Path, limit: int) -> bytes:
+    """The file's bytes (at most limit + 1); refuses a path that became a symbolic link, a non-regular
+    file or a hard link to something outside after it was listed (O_NOFOLLOW where the system has it)."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    before = os.lstat(path)
     fd = os.open(path, flags)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise OSError(0, "일반 파일이 아닙니다")
-        chunks, left = [], MAX_SUBMISSION_BYTES + 1
+        if (info.st_dev, info.st_ino, info.st_nlink) != (before.st_dev, before.st_ino, before.st_nlink):
+            raise OSError(0, "목록을 만든 뒤 파일이 바뀌었습니다")
+        chunks, left = [], limit + 1
         while left > 0:
             chunk = os.read(fd, min(left, 1 << 16))
             if not chunk:
@@ -369,7 +473,7 @@ def _read_bytes_nofollow(path: Path) -> bytes:
 def _read_submission(path: Path):
     """(document, None) or (None, (kind, Korean reason))."""
     try:
-        raw = _read_bytes_nofollow(path)
+        raw = read_bytes_nofollow(path, MAX_SUBMISSION_BYTES)
     except OSError as exc:
         return None, ("unreadable", f"파일을 읽을 수 없습니다 ({exc.strerror or exc})")
     if len(raw) > MAX_SUBMISSION_BYTES:
@@ -379,11 +483,16 @@ def _read_submission(path: Path):
     except UnicodeDecodeError:
         return None, ("unreadable", "UTF-8 텍스트가 아닙니다")
     try:
-        return json.loads(text), None
+        doc = json.loads(text)
     except json.JSONDecodeError as exc:
         return None, ("malformed", f"JSON 형식이 잘못되었습니다 ({exc.msg}, {exc.lineno}행)")
-    except (ValueError, RecursionError) as exc:
-        return None, ("malformed", f"JSON을 읽을 수 없습니다 ({type(exc).__name__})")
+    except RecursionError:
+        return None, ("malformed", "값이 너무 깊게 중첩되어 있어 읽지 않았습니다; 제출 파일이 아닙니다")
+    except ValueError as exc:
+        return None, ("malformed", f"JSON을 읽을 수 없습니다 ({type(exc).__name__}: {printable(str(exc))[:120]})")
+    if json_depth(doc, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
+        return None, ("malformed", f"값이 너무 깊게 중첩되어 있습니다 ({MAX_JSON_DEPTH}단계 초과); 제출 파일이 아닙니다")
+    return doc, None
 
 
 def _order_mismatches(doc: dict, bank: Bank) -> list[str]:
@@ -400,7 +509,20 @@ def _order_mismatches(doc: dict, bank: Bank) -> list[str]:
     return wrong
 
 
-def _notes_for(doc: dict, bank: Bank, integrity: str) -> list[tuple]:
+def _claimed_id_problem(path: Path, sid: str) -> str | None:
+    """The site names a file m06_<id>_<time>.json: another id there than inside is worth a look."""
+    from course.submission import safe_student_id
+
+    m = _SITE_FILE_NAME.match(path.name)
+    if not m:
+        return None
+    if m.group(1) != safe_student_id(sid):
+        return (f"파일 이름의 학번({printable(m.group(1))})과 파일 안의 학번({printable(sid)})이 다릅니다: 다른 학생의 "
+                "학번을 적은 파일인지 확인하세요")
+    return None
+
+
+def _notes_for(doc: dict, bank: Bank, integrity: str, path: Path, now: datetime) -> list[tuple]:
     notes = []
     if integrity == "absent":
         notes.append(("no_integrity", "무결성 값(integrity)이 없어 수정 여부를 확인하지 못했습니다"))
@@ -412,50 +534,108 @@ def _notes_for(doc: dict, bank: Bank, integrity: str) -> list[tuple]:
         if wrong:
             notes.append(("order_mismatch", "기록된 선택지 순서가 시드(learner, attempt)로 만든 순서와 다릅니다: "
                                             + ", ".join(wrong)))
+        wrong = variant_mismatches(bank.questions, doc.get("presentation"))
+        if wrong:
+            notes.append(("variant_mismatch", "기록된 변형 문항의 값이 시드(learner, attempt)로 뽑은 값과 다릅니다: "
+                                              + ", ".join(wrong) + "; 시드의 값으로 채점했습니다"))
+    moment = parse_time(doc["submitted_at"])
+    if moment > now + FUTURE_SLACK:
+        notes.append(("future_time", f"제출 시각(submitted_at {printable(doc['submitted_at'])})이 채점하는 지금보다 "
+                                     "미래입니다: 손으로 고친 파일인지 확인하세요"))
+    claimed = _claimed_id_problem(path, _student_of(doc))
+    if claimed:
+        notes.append(("id_mismatch", claimed))
     return notes
 
 
+def _judge_file(report: GradeReport, path: Path, bank: Bank, pass_count, manual_marks: dict,
+                require_integrity: bool, now: datetime) -> GradedSubmission | None:
+    doc, error = _read_submission(path)
+    if error:
+        report.add(path, "skipped", *error)
+        return None
+    problems = check_submission(doc, bank)
+    sid = _student_of(doc)
+    if problems:
+        report.add(path, "skipped", "malformed", "; ".join(problems), sid)
+        return None
+    integrity = integrity_status(doc)
+    if integrity == "mismatch":
+        report.add(path, "skipped", "tampered",
+                   "무결성 값(integrity)이 내용과 맞지 않습니다 — 파일이 수정된 것으로 보입니다", sid)
+        return None
+    if integrity == "absent" and require_integrity:
+        report.add(path, "skipped", "no_integrity", "무결성 값(integrity)이 없습니다 (--require-integrity)", sid)
+        return None
+    presentation = doc.get("presentation") if isinstance(doc.get("presentation"), dict) else {}
+    questions = questions_for_submission(bank.questions, presentation) if presentation else list(bank.questions)
+    result = grade_quiz(questions, doc["answers"], None, pass_count, mode="instructor",
+                        manual_marks=manual_marks.get(sid))
+    return GradedSubmission(path, sid, str(doc["student"].get("name", "")).strip(), doc["submitted_at"], result,
+                            _notes_for(doc, bank, integrity, path, now), presentation.get("attempt"),
+                            presentation.get("learner", ""), report._name(path))
+
+
 def grade_folder(bank: Bank, folder: str | os.PathLike, pass_count: int | None,
-                 manual_marks: dict | None = None, require_integrity: bool = False) -> GradeReport:
-    """Grade every regular *.json under folder (recursively, sorted, never through a symbolic
-    link) against bank; everything else found there is listed in report.problems."""
+                 manual_marks: dict | None = None, require_integrity: bool = False,
+                 now: datetime | None = None) -> GradeReport:
+    """Grade every regular *.json under folder (recursively, sorted, never through a link) against
+    bank; everything else found there is listed in report.problems. One file's trouble, of whatever
+    kind, is that file's problem: the others are graded."""
     folder = Path(folder)
     report = GradeReport(bank, folder)
     manual_marks = manual_marks or {}
+    now = now or datetime.now(timezone.utc)
     candidates: dict[str, list[GradedSubmission]] = {}
-    for path in _candidate_files(report, folder):
-        doc, error = _read_submission(path)
-        if error:
-            report.add(path, "skipped", *error)
+    files = regular_files(folder, report, (".json",), "not_json", "제출 파일(*.json)이 아닙니다", MAX_SUBMISSION_BYTES)
+    for path in files:
+        try:
+            graded = _judge_file(report, path, bank, pass_count, manual_marks, require_integrity, now)
+        except Exception as exc:   # noqa: BLE001 - one file never stops the run
+            report.add(path, "skipped", "unjudgeable",
+                       f"이 파일을 채점하다가 예상하지 못한 오류가 났습니다 ({type(exc).__name__}); 나머지 파일은 채점했습니다")
             continue
-        problems = check_submission(doc, bank)
-        sid = _student_of(doc)
-        if problems:
-            report.add(path, "skipped", "malformed", "; ".join(problems), sid)
-            continue
-        integrity = integrity_status(doc)
-        if integrity == "mismatch":
-            report.add(path, "skipped", "tampered",
-                       "무결성 값(integrity)이 내용과 맞지 않습니다 — 파일이 수정된 것으로 보입니다", sid)
-            continue
-        if integrity == "absent" and require_integrity:
-            report.add(path, "skipped", "no_integrity", "무결성 값(integrity)이 없습니다 (--require-integrity)", sid)
-            continue
-        result = grade_quiz(bank.questions, doc["answers"], None, pass_count, mode="instructor",
-                            manual_marks=manual_marks.get(sid))
-        candidates.setdefault(sid, []).append(GradedSubmission(
-            path, sid, str(doc["student"].get("name", "")).strip(), doc["submitted_at"], result,
-            _notes_for(doc, bank, integrity)))
+        if graded is not None:
+            candidates.setdefault(graded.student_id, []).append(graded)
     for sid in sorted(candidates):
-        versions = sorted(candidates[sid], key=lambda g: (parse_time(g.submitted_at), str(g.path)))
-        latest = versions[-1]
-        for older in versions[:-1]:
-            report.add(older.path, "skipped", "duplicate",
-                       f"같은 학생({sid})의 더 늦은 제출 {report._name(latest.path)}이 있어 중복으로 건너뜁니다", sid)
-        report.graded.append(latest)
-        for kind, note in latest.notes:
-            report.add(latest.path, "graded", kind, note, sid)
+        _keep_latest(report, sid, candidates[sid])
+    _note_shared_learners(report)
+    for g in report.graded:
+        for kind, note in g.notes:
+            report.add(g.path, "graded", kind, note, g.student_id)
     return report
+
+
+def _keep_latest(report: GradeReport, sid: str, versions: list) -> None:
+    """The latest submitted_at wins; equal times are broken by attempt number, then file name, and say so."""
+    order = sorted(versions, key=lambda g: (parse_time(g.submitted_at), g.attempt or 0, g.file))
+    latest = order[-1]
+    tied = [g for g in order[:-1] if parse_time(g.submitted_at) == parse_time(latest.submitted_at)]
+    for older in order[:-1]:
+        if older in tied:
+            report.add(older.path, "skipped", "duplicate_tie",
+                       f"같은 학생({printable(sid)})의 제출 {len(tied) + 1}개가 같은 시각(submitted_at {latest.submitted_at})이라 "
+                       f"시도 번호, 그다음 파일 이름 순으로 {report._name(latest.path)}을(를) 골랐습니다 (tie): 어느 것이 "
+                       "마지막인지 학생과 확인하세요", sid)
+        else:
+            report.add(older.path, "skipped", "duplicate",
+                       f"같은 학생({printable(sid)})의 더 늦은 제출 {report._name(latest.path)}이(가) 있어 중복으로 건너뜁니다",
+                       sid)
+    report.graded.append(latest)
+
+
+def _note_shared_learners(report: GradeReport) -> None:
+    """One browser's anonymous learner id under several student ids: someone handed in for someone else?"""
+    by_learner: dict[str, set] = {}
+    for g in report.graded:
+        if g.learner:
+            by_learner.setdefault(g.learner, set()).add(g.student_id)
+    for g in report.graded:
+        others = sorted(by_learner.get(g.learner, set()) - {g.student_id})
+        if others:
+            g.notes.append(("shared_learner", f"같은 익명 학습자 id(learner {printable(g.learner)})가 다른 학번 "
+                                              f"{', '.join(printable(o) for o in others)}의 제출에도 있습니다: 한 브라우저에서 "
+                                              "여러 학번으로 냈습니다"))
 
 
 def _student_of(doc) -> str:
@@ -474,20 +654,25 @@ def _passed_text(result: QuizResult) -> str:
     return {"passed": "yes", "failed": "no", "pending": "pending", "": ""}[result.pass_status]
 
 
+GRADEBOOK_COLUMNS = ["student_id", "student_name", "module", "score", "max_score", "correct_count", "passed",
+                     "attempt_time", "attempt", "file", "warnings"]
+
+
 def write_gradebook(report: GradeReport, path: str | os.PathLike) -> Path:
     """student_id, student_name, module, score, max_score, correct_count, passed
-    (yes/no/pending, empty when the module has no pass rule), attempt_time, then one
-    column per question id (mark 0..1 or "pending")."""
+    (yes/no/pending, empty when the module has no pass rule), attempt_time (submitted_at), attempt
+    (the learner's attempt number, empty for hand-filled forms), file (inside the submissions
+    folder), warnings (codes of the notes on this submission, e.g. future_time; shared_learner),
+    then one column per question id (mark 0..1 or "pending")."""
     ids = list(report.bank.ids)
-    header = ["student_id", "student_name", "module", "score", "max_score", "correct_count",
-              "passed", "attempt_time", *ids]
     rows = []
     for g in report.graded:
         marks = g.result.by_id()
+        warnings = "; ".join(kind for kind, _ in g.notes)
         rows.append([g.student_id, g.student_name, report.bank.module, g.result.score, g.result.max_score,
-                     g.result.correct_count, _passed_text(g.result), g.submitted_at,
+                     g.result.correct_count, _passed_text(g.result), g.submitted_at, g.attempt, g.file, warnings,
                      *[_mark(marks[qid]) for qid in ids]])
-    return write_safe_csv(path, header, rows)
+    return write_safe_csv(path, GRADEBOOK_COLUMNS + ids, rows)
 
 
 def write_difficulty(report: GradeReport, path: str | os.PathLike) -> Path:

@@ -156,15 +156,25 @@ class Results:
     rows: list[dict]
     live: bool
     provenance: dict
+    why_recorded: str = ""   # on a GPU: why the recorded rows are shown instead (a configuration that does not fit)
 
     def label(self) -> str:
         p = self.provenance
         if self.live:
             return (f"이 컴퓨터에서 방금 측정한 결과 (live): {p.get('device')}, CuPy {p.get('cupy')}, "
-                    f"CUDA 런타임 {p.get('cuda_runtime')}, {p.get('date')}")
+                    f"CUDA 런타임 {p.get('cuda_runtime')}, {p.get('date')}. " + self.configuration_note())
         return (f"기록된 결과 (recorded): {p.get('device')}, 드라이버 {p.get('driver')}, CUDA 런타임 "
                 f"{p.get('cuda_runtime')}, CuPy {p.get('cupy')}, {str(p.get('date'))[:10]}, "
                 f"명령 `{p.get('command')}`, 커밋 {str(p.get('git_commit'))[:10]}")
+
+    def configuration_note(self) -> str:
+        """Whose configuration ran, and that every ratio in the table is within this one GPU's run."""
+        p = self.provenance
+        shapes = dict.fromkeys(f"{r['kernel']} {r['config_text']}" for r in self.rows if r.get("config_text"))
+        whose = p.get("label_ko") or "이 GPU의 한도로 고른 구성(kernels/configs.py)"
+        text = f"구성: {whose}" + (f" — {'; '.join(shapes)}" if shapes else "") + ". "
+        return text + ("cuBLAS 대비 비율은 모두 이 GPU에서 같은 실행에 잰 cuBLAS와의 비입니다. 본문의 수치는 기록된 "
+                       "측정이므로 이 표의 값과 한 비율로 섞지 마세요.")
 
     def for_kernel(self, kernel: str) -> list[dict]:
         return [r for r in self.rows if r["kernel"] == kernel]
@@ -186,18 +196,23 @@ def measure_or_recorded(kernels: list[str], sizes=(1024, 2048, 4096), reps: int 
     """Live measurement on a GPU; otherwise the recorded rows of the same kernels and sizes."""
     for name in kernels:
         registry.get(name)
+    why = ""
     if gpu_available() and not force_recorded:
         from kernels import bench
+        from kernels.errors import DeviceLimitError
 
-        rows = [r.as_row() for r in bench.bench(kernels, sizes, reps=reps)]
-        return Results(rows, True, record.provenance("(live, in this notebook)"))
+        try:
+            rows = [r.as_row() for r in bench.bench(kernels, sizes, reps=reps)]
+            return Results(rows, True, record.provenance("(live, in this notebook)"))
+        except DeviceLimitError as exc:   # a configuration this GPU cannot run: show the record instead
+            why = str(exc)
     data = recorded()
     if data is None:
         raise FileNotFoundError("GPU도 없고 기록된 결과(book/data/benchmarks.json)도 없습니다.")
     wanted = set(kernels) | {"cublas"}
     sizes = set(sizes)
     rows = [r for r in data.rows if r["kernel"] in wanted and r["M"] in sizes and r["M"] == r["N"] == r["K"]]
-    return Results(rows, False, data.provenance)
+    return Results(rows, False, data.provenance, why_recorded=why)
 
 
 def _fmt(value, digits=0, suffix=""):
@@ -247,7 +262,10 @@ def figure(results: Results, title: str):
             fig.add_trace(go.Bar(name=name, x=x, y=[r["pct_cublas"] for r in rows], hovertext=hover,
                                  hoverinfo="text", legendgroup=name, showlegend=False, marker_color=colour[name]),
                           row=1, col=2)
-    source = "실시간 측정" if results.live else f"기록된 결과, {results.provenance.get('device')}"
+    source = (f"실시간 측정, {results.provenance.get('device')}" if results.live
+              else f"기록된 결과, {results.provenance.get('device')}")
+    if results.live and results.provenance.get("device_profile"):
+        source += f", {results.provenance['device_profile']}의 구성"
     fig.update_layout(title=f"{title} ({source})", barmode="group", height=420,
                       legend=dict(orientation="h", y=-0.18), margin=dict(t=70, b=40, l=50, r=20))
     fig.update_yaxes(title_text="GFLOP/s", row=1, col=1)
@@ -257,6 +275,129 @@ def figure(results: Results, title: str):
 
 def show_results(results: Results, title: str, caption: str = ""):
     """The label (live or recorded, with provenance), the table, and the figure."""
+    if results.why_recorded:
+        note(results.why_recorded, kind="warning")
     note(results.label(), kind="live" if results.live else "recorded")
     table(table_rows(results), TABLE_COLUMNS, caption or f"{title}: 커널별 측정값")
     show(figure(results, title))
+
+
+# --------------------------------------------------------------------------- one kernel, many GPUs
+
+def _kib(nbytes: int) -> str:
+    """Bytes in KiB, to a tenth where the number is not whole (16,640 B: 16.3 KiB; 65,536 B: 64 KiB)."""
+    text = f"{nbytes / 1024:,.1f}"
+    return (text[:-2] if text.endswith(".0") else text) + " KiB"
+
+
+def device_class_rows(data: dict) -> list[dict]:
+    """One row per configuration class of book/data/device_configs.json (devices sharing a configuration)."""
+    by_name = {d["name"]: d for d in data["devices"]}
+    smem = {(r["device"], r["kernel"]): r for r in data["rows"]}
+    out = []
+    for cls in data["classes"]:
+        first = by_name[cls["devices"][0]]
+        l5, l6 = cls["level5"], cls["level6"]
+        r5, r6 = smem[(first["name"], "sgemm_async_copy_vec")], smem[(first["name"], "sgemm_warp_tiling")]
+        out.append({
+            "gpus": ", ".join(by_name[n]["title"] for n in cls["devices"]),
+            "cc": ", ".join(dict.fromkeys(by_name[n]["cc"] for n in cls["devices"])),
+            "limit": _kib(first["smem_per_block_optin"]),
+            "l5": f"BK {l5['BK']}, {l5['STAGES']}단 ({_kib(r5['smem_bytes'])}, SM당 {r5['blocks_per_sm']}블록)",
+            "l6": (f"{l6['BM']}×{l6['BN']}, BK {l6['BK']}, {l6['STAGES']}단 ({_kib(r6['smem_bytes'])}, "
+                   f"레지스터 {r6['registers']})"),
+            "copy": "cp.async" if cls["cp_async"] else "동기 복사 폴백",
+        })
+    return out
+
+
+DEVICE_CLASS_COLUMNS = [("gpus", "GPU"), ("cc", "compute capability"), ("limit", "블록당 공유 메모리 한도 (opt-in)"),
+                        ("l5", "Level 5 고리"), ("l6", "Level 6 블록 타일과 고리"), ("copy", "복사")]
+
+
+def profile_rows(data: dict) -> list[dict]:
+    """book/data/device_profiles.json as rows: each class's configuration timed on the recording GPU."""
+    out = []
+    for entry in data["profiles"]:
+        for r in entry["rows"]:
+            if r["kernel"] == "cublas":
+                continue
+            out.append({"config": f"{entry['profile']}의 구성", "kernel": r["kernel"],
+                        "shape": r.get("config_text", "-"), "size": f"{r['M']}³", "ms": _fmt(r["median_ms"], 3),
+                        "cublas": _fmt(r.get("pct_cublas"), 1, "%")})
+    return out
+
+
+PROFILE_COLUMNS = [("config", "구성"), ("kernel", "커널"), ("shape", "모양"), ("size", "크기"),
+                   ("ms", "중앙값 ms"), ("cublas", "같은 GPU의 cuBLAS 대비")]
+
+
+def show_device_configs(configs_path=None, profiles_path=None):
+    """Module 11's table "같은 커널, 다른 GPU": each device class's configuration, and (when recorded) each
+    configuration timed on the recording GPU, labelled as such (never as the other GPU's own speed)."""
+    configs_path = configs_path or record.DATA_DIR / "device_configs.json"
+    profiles_path = profiles_path or record.DATA_DIR / "device_profiles.json"
+    data = json.loads(configs_path.read_text(encoding="utf-8"))
+    table(device_class_rows(data), DEVICE_CLASS_COLUMNS, "GPU마다 고른 구성 (kernels/configs.py의 규칙)")
+    compiler = data["compiler"]
+    note(f"기록: device_configs.json, 명령 `{data['command']}`, {str(data['date'])[:10]}, 커밋 "
+         f"{str(data['git_commit'])[:10]}. 레지스터는 NVRTC {compiler['nvrtc']}가 각 compute capability용으로 "
+         "컴파일한 cubin에서 읽었습니다 (GPU 없이). 같은 줄의 GPU들은 같은 구성을 받습니다.", kind="recorded")
+    if not profiles_path.exists():
+        return
+    timed = json.loads(profiles_path.read_text(encoding="utf-8"))
+    table(profile_rows(timed), PROFILE_COLUMNS, f"각 구성을 {timed['device']}에서 잰 값")
+    note(f"기록: device_profiles.json, {timed['device']}, {str(timed['date'])[:10]}, 명령 `{timed['command']}`. "
+         f"모든 줄은 {timed['device']} 한 대에서 잰 값입니다. 'T4의 구성'은 T4의 속도가 아니라 T4가 받는 구성을 "
+         f"{timed['device']}에서 돌린 속도이고, cuBLAS 대비 비율도 같은 GPU의 cuBLAS와 잰 것입니다.", kind="recorded")
+
+
+# --------------------------------------------------------------------------- the Colab / JupyterHub page
+
+NOTEBOOK_DIR = "_static/notebooks"   # where make book puts the .ipynb copies (tools/export_notebooks.py)
+
+
+def _page_title(path) -> str:
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# "):
+            return line[2:].strip()
+    return path.stem
+
+
+def show_notebook_links(site_root: str = "../../"):
+    """Each chapter's .ipynb as a download link (site), or where `make notebooks` writes them (JupyterLab)."""
+    import sys
+
+    from IPython.display import Markdown, display
+
+    tools = str(record.REPO_ROOT / "tools")
+    if tools not in sys.path:
+        sys.path.insert(0, tools)
+    from export_notebooks import chapters   # the pages tools/export_notebooks.py writes
+
+    pages = [(p.stem, _page_title(p)) for p in chapters()]
+    if static_mode():
+        items = "".join(f'<li><a href="{site_root}{NOTEBOOK_DIR}/{html.escape(stem)}.ipynb" download>'
+                        f"{html.escape(title)}</a> (<code>{html.escape(stem)}.ipynb</code>)</li>"
+                        for stem, title in pages)
+        display(StaticHTML(f'<ul class="course-notebook-links">{items}</ul>', "\n".join(t for _, t in pages)))
+    else:
+        display(Markdown("\n".join(f"- {title}: `notebooks/{stem}.ipynb` (`make notebooks`로 만듦)"
+                                   for stem, title in pages)))
+
+
+def show_device_comparison(names=("T4", "H100")):
+    """A few listed GPUs side by side, from kernels/devices.py (what a T4 changes against the recorded H100)."""
+    from kernels import devices
+    from kernels.device import fp32_lanes, peak_gflops
+
+    rows = []
+    for name in names:
+        d = devices.profile(name)
+        rows.append({"gpu": d.title, "cc": d.cc_text, "sm": d.sm_count, "smem": _kib(d.smem_per_block_optin),
+                     "threads": f"{d.max_threads_per_sm:,}",
+                     "peak": f"{peak_gflops(d.sm_count, fp32_lanes(d.cc), d.clock_mhz) / 1000:,.1f} TFLOP/s",
+                     "async": "있음" if d.has_cp_async else "없음 (동기 복사 폴백)"})
+    table(rows, [("gpu", "GPU"), ("cc", "compute capability"), ("sm", "SM 수"), ("smem", "블록당 공유 메모리"),
+                 ("threads", "SM당 스레드"), ("peak", "FP32 최대 (부스트 클럭)"), ("async", "cp.async")],
+          "kernels/devices.py에 적힌 한도")

@@ -10,8 +10,11 @@ Files in that folder:
     ``best`` is recomputed from ``attempts`` at every write, so only attempts are authoritative.
     ``learner`` is an anonymous random id made once (``learner_id()``); with the attempt number
     it seeds the order of the quiz choices (course.shuffle). An attempt may carry
-    ``attempt`` (its number for the module) and ``choice_order`` ({question id: [choice ids]}).
-    Kernel exercises (course.exercise) add two optional keys: ``exercise_attempts`` (one compact
+    ``attempt`` (its number for the module), ``choice_order`` ({question id: [choice ids]}) and
+    ``variants`` ({question id: {parameter: value}}, a checkpoint's drawn variants). ``attempt_numbers``
+    ({module: highest attempt submitted}) counts attempts submitted but not recorded, so a quiz opened
+    again never gives the same attempt (and its variant) back.
+    Kernel exercises (course.autograder) add two optional keys: ``exercise_attempts`` (one compact
     verdict per check, see ``validate_exercise_attempt``) and ``exercise_hints`` ({exercise id:
     hints unlocked}). Older course versions keep both untouched when they rewrite the file.
 ``progress.json.bak``
@@ -62,6 +65,7 @@ __all__ = [
 
 SCHEMA = "sgemm-course-progress"
 SCHEMA_VERSION = 1
+MAX_DEPTH = 64          # a real progress file nests about 6 levels; deeper is damage (or mischief)
 DATA_ENV = "SGEMM_COURSE_DATA"
 FILE_NAME = "progress.json"
 
@@ -122,8 +126,12 @@ def validate_exercise_attempt(attempt) -> bool:
 
 def _state_problems(data) -> str | None:
     """None when data is a valid current-version state, else a short reason."""
+    from course.submission import json_depth
+
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         return "진행 파일 형식이 아닙니다"
+    if json_depth(data, MAX_DEPTH) > MAX_DEPTH:
+        return f"값이 너무 깊게 중첩되어 있습니다 ({MAX_DEPTH}단계 초과)"
     if not _is_int(data.get("schema_version")):
         return "schema_version이 정수가 아닙니다"
     if not isinstance(data.get("attempts"), list):
@@ -142,19 +150,35 @@ def _state_problems(data) -> str | None:
     hints = data.get("exercise_hints", {})
     if not isinstance(hints, dict) or not all(_is_int(v) and v >= 0 for v in hints.values()):
         return "exercise_hints가 {실습: 정수} 객체가 아닙니다"
+    numbers = data.get("attempt_numbers", {})
+    if not isinstance(numbers, dict) or not all(_is_int(v) and v >= 0 for v in numbers.values()):
+        return "attempt_numbers가 {모듈: 정수} 객체가 아닙니다"
     return None
+
+
+def _loads(raw: bytes):
+    """The parsed file, or None when it is not JSON of any shape we can hold (nesting included)."""
+    from course.submission import json_depth
+
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return data if json_depth(data, MAX_DEPTH) <= MAX_DEPTH else None
 
 
 def _salvage_attempts(text: str, valid=validate_attempt) -> list[dict]:
     """Every attempt object (as `valid` recognises it) that can still be decoded in a damaged file."""
+    from course.submission import json_depth
+
     decoder = json.JSONDecoder()
     found, position = [], text.find("{")
     while position != -1:
         try:
             obj, end = decoder.raw_decode(text, position)
-        except ValueError:
+        except (ValueError, RecursionError):
             obj, end = None, position + 1
-        if valid(obj):
+        if valid(obj) and json_depth(obj, MAX_DEPTH) <= MAX_DEPTH:
             found.append(obj)
             position = text.find("{", end)
         else:
@@ -236,13 +260,27 @@ class ProgressStore:
             return self._session_learner
 
     def next_attempt_number(self, module: int) -> int:
-        """1 + the highest attempt number stored for module (attempts without one count by position)."""
+        """1 + the highest attempt number stored for module (attempts without one count by position),
+        counting attempts that were submitted but never recorded (see note_attempt)."""
         try:
-            attempts = self.attempts(module)
+            state = self.load()
         except OSError:
             return 1
+        attempts = [a for a in state["attempts"] if a.get("module") == int(module)]
         numbers = [a["attempt"] for a in attempts if _is_int(a.get("attempt"))]
+        started = (state.get("attempt_numbers") or {}).get(str(int(module)))
+        if _is_int(started):
+            numbers.append(started)
         return max([len(attempts)] + numbers) + 1
+
+    def note_attempt(self, module: int, attempt: int) -> None:
+        """Count an attempt as used once it is submitted, recorded or not (a checkpoint's feedback was
+        seen), so that reopening the quiz never gives the same attempt back."""
+        def change(state):
+            numbers = state.setdefault("attempt_numbers", {})
+            key = str(int(module))
+            numbers[key] = max(int(attempt), numbers.get(key, 0) if _is_int(numbers.get(key)) else 0)
+        self._update(change)
 
     def add_attempt(self, attempt: dict) -> dict:
         """Store a complete attempt record (see validate_attempt); returns it."""
@@ -262,6 +300,8 @@ class ProgressStore:
         extra = {}
         if presentation:
             extra = {"attempt": presentation.get("attempt"), "choice_order": presentation.get("choice_order")}
+            if presentation.get("variants"):
+                extra["variants"] = presentation["variants"]
         return self.add_attempt({
             "id": uuid.uuid4().hex,
             "module": int(module),
@@ -280,7 +320,7 @@ class ProgressStore:
 
     # ------------------------------------------------------------------ kernel exercises
     def record_exercise_attempt(self, verdict: dict, module: int, client: str = "jupyterlab") -> dict:
-        """Store one exercise verdict (course.exercise.Verdict.to_dict()) compactly: which check
+        """Store one exercise verdict (course.autograder.Verdict.to_dict()) compactly: which check
         passed, failed or was skipped, the diagnosis, the timing ratio, a hash of the source."""
         from course.submission import utc_now_iso
         speed = next((c for c in verdict.get("checks", []) if c.get("check") == "speed"), {})
@@ -296,6 +336,7 @@ class ProgressStore:
             "speed_ratio": (speed.get("details") or {}).get("ratio"),
             "device": verdict.get("device", ""),
             "source_sha256": verdict.get("source_sha256", ""),
+            "seed": verdict.get("seed"),
         }
         if not validate_exercise_attempt(attempt):
             raise ValueError("exercise attempt is missing fields or has wrong types")
@@ -351,10 +392,7 @@ class ProgressStore:
             self._atomic_write(self.path, json.dumps(restored, ensure_ascii=False, indent=1).encode("utf-8"))
             return restored
         raw = self.path.read_bytes()
-        try:
-            data = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            data = None
+        data = _loads(raw)
         if isinstance(data, dict) and data.get("schema") == SCHEMA and _is_int(data.get("schema_version")) \
                 and data["schema_version"] > SCHEMA_VERSION:
             self.read_only = True
@@ -395,8 +433,8 @@ class ProgressStore:
 
     def _read_backup(self) -> dict | None:
         try:
-            data = json.loads(self.backup_path.read_bytes().decode("utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError):
+            data = _loads(self.backup_path.read_bytes())
+        except OSError:
             return None
         if _state_problems(data) is not None or data["schema_version"] > SCHEMA_VERSION:
             return None

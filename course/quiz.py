@@ -22,6 +22,7 @@ from course import grading
 from course.bank import BLANK_PATTERN, Bank, load_bank, site_payload
 from course.settings import CourseSettings, load_settings
 from course.shuffle import shuffled_ids
+from course.variants import presented_questions
 
 __all__ = ["LabQuiz", "StaticQuiz", "quiz_html", "rich_text_html", "script_json", "show"]
 
@@ -36,7 +37,8 @@ def static_payload(bank: Bank, settings: CourseSettings) -> dict:
     payload = site_payload(bank)
     checkpoint = settings.checkpoint(bank.module)
     payload["checkpoint"] = None if checkpoint is None else {
-        "pass_count": checkpoint.pass_count, "question_count": checkpoint.question_count, "title": checkpoint.title}
+        "pass_count": checkpoint.pass_count, "question_count": checkpoint.question_count, "title": checkpoint.title,
+        "attempts_before_variant": settings.attempts_before_variant}
     return payload
 
 
@@ -121,13 +123,17 @@ def rich_text_html(text: str) -> str:
 
 # ---------------------------------------------------------------------------- JupyterLab quiz
 
-def _choice_label(choice) -> str:
-    """A choice as the learner sees it: its id, then its text ("(b) 32개, 4 B").
+POSITION_LETTERS = "abcdefghij"
+
+
+def _choice_label(choice, letter: str | None = None) -> str:
+    """A choice as the learner sees it: its id (or, on a checkpoint, the letter of its place in this
+    attempt's order), then its text ("(b) 32개, 4 B").
 
     Radio buttons and checkboxes show plain text only, so `inline code` marks are dropped rather
     than shown as raw backticks (the site's quiz draws them as code)."""
     text = re.sub(r"`([^`]*)`", r"\1", choice.text)
-    return f"({choice.id}) {text}"
+    return f"({letter or choice.id}) {text}"
 
 
 STATUS_TEXT = {"correct": "정답", "partial": "부분 정답", "wrong": "오답", "unanswered": "답하지 않음",
@@ -145,6 +151,12 @@ class LabQuiz:
     Choices are shuffled from the first attempt, seeded by the learner's anonymous id (stored
     with the progress) and the attempt number (course.shuffle, the same order the site would
     show); each choice shows its id, "(b)", since explanations and the key name choices by id.
+
+    On a checkpoint the quiz measures instead of teaching: the letters follow the order shown (a
+    letter says nothing about the choice), feedback names the wrong questions and the chapter
+    section to review but never a key, a model answer or an explanation, and after
+    settings.attempts_before_variant attempts every numeric question with a variant shows values
+    drawn for this attempt (course.variants, as the site draws them).
     """
 
     def __init__(self, bank: Bank, settings: CourseSettings | None = None, store=None,
@@ -161,17 +173,30 @@ class LabQuiz:
         self._now = utc_now_iso
         self.learner = self.store.learner_id()
         self.attempt = self.store.next_attempt_number(bank.module)
+        self.questions, self.variants = list(bank.questions), {}
         self.box = widgets.VBox(layout=widgets.Layout(border="1px solid #ccc", padding="8px"))
         self._render()
 
     @property
     def presentation(self) -> dict:
-        """The seed and the choice order shown in this attempt (stored and submitted with it)."""
-        return {"learner": self.learner, "attempt": self.attempt, "choice_order": dict(self.choice_order)}
+        """The seed, the choice order and the variants shown in this attempt (stored and submitted with it)."""
+        out = {"learner": self.learner, "attempt": self.attempt, "choice_order": dict(self.choice_order)}
+        if self.variants:
+            out["variants"] = {qid: dict(params) for qid, params in self.variants.items()}
+        return out
+
+    def _present(self) -> None:
+        """The questions of this attempt: on a checkpoint past the first attempts, drawn variants."""
+        if self.checkpoint:
+            self.questions, self.variants = presented_questions(self.bank.questions, self.learner, self.attempt,
+                                                                self.settings.attempts_before_variant)
+        else:
+            self.questions, self.variants = list(self.bank.questions), {}
 
     # -------------------------------------------------------------- building
     def _render(self) -> None:
         w = self.w
+        self._present()
         self.choice_order: dict = {}
         self.started_at = self._now()
         self.submitted_at = None
@@ -190,7 +215,10 @@ class LabQuiz:
                     f"({c.rule_text})</p>")
         children = [w.HTML(f"<b>퀴즈(quiz): {html.escape(self.bank.title)}</b>{rule}")]
         children += [w.HTML(f"<p>주의: {html.escape(n)}</p>") for n in self._notices()]
-        for number, q in enumerate(self.bank.questions, 1):
+        if self.checkpoint and self.variants:
+            children.append(w.HTML(f"<p>{self.attempt}번째 시도: 수치 문항의 값이 이번 시도를 위해 새로 정해졌습니다 "
+                                   "(변형, variant).</p>"))
+        for number, q in enumerate(self.questions, 1):
             children.append(self._question_box(number, q))
         self.submit_button = w.Button(description="제출하고 채점하기", button_style="primary")
         self.retry_button = w.Button(description="다시 풀기", layout=w.Layout(display="none"))
@@ -214,13 +242,13 @@ class LabQuiz:
         parts = [w.HTML(meta + rich_text_html(q.prompt))]
         if q.type == "single":
             choices = self._ordered(q)
-            widget = w.RadioButtons(options=[(_choice_label(c), c.id) for c in choices], value=None,
-                                    layout=w.Layout(width="auto"))
+            widget = w.RadioButtons(options=[(_choice_label(c, self._letter(i)), c.id) for i, c in enumerate(choices)],
+                                    value=None, layout=w.Layout(width="auto"))
             self.inputs[q.id] = widget
             parts.append(widget)
         elif q.type == "multiple":
-            boxes = {c.id: w.Checkbox(description=_choice_label(c), value=False, indent=False,
-                                      layout=w.Layout(width="auto")) for c in self._ordered(q)}
+            boxes = {c.id: w.Checkbox(description=_choice_label(c, self._letter(i)), value=False, indent=False,
+                                      layout=w.Layout(width="auto")) for i, c in enumerate(self._ordered(q))}
             self.inputs[q.id] = boxes
             parts.append(w.VBox(list(boxes.values())))
         elif q.type == "numeric":
@@ -247,6 +275,10 @@ class LabQuiz:
             parts.append(toggle)
         return w.VBox(parts, layout=w.Layout(margin="0 0 12px 0"))
 
+    def _letter(self, position: int) -> str | None:
+        """On a checkpoint, the letter of a choice's place in this attempt's order (ids stay hidden)."""
+        return POSITION_LETTERS[position] if self.checkpoint and position < len(POSITION_LETTERS) else None
+
     def _ordered(self, q) -> list:
         """q's choices in this learner's order for this attempt (recorded in choice_order)."""
         by_id = {c.id: c for c in q.choices}
@@ -270,7 +302,7 @@ class LabQuiz:
     # -------------------------------------------------------------- actions
     def collect_answers(self) -> dict:
         answers = {}
-        for q in self.bank.questions:
+        for q in self.questions:
             widget = self.inputs[q.id]
             if q.type == "multiple":
                 answers[q.id] = [c.id for c in q.choices if widget[c.id].value]
@@ -282,7 +314,7 @@ class LabQuiz:
 
     def _number_problems(self, answers: dict) -> dict:
         problems = {}
-        for q in self.bank.questions:
+        for q in self.questions:
             text = answers.get(q.id)
             if q.type == "numeric" and isinstance(text, str) and text.strip():
                 try:
@@ -294,13 +326,13 @@ class LabQuiz:
     def submit(self, _button=None) -> None:
         answers = self.collect_answers()
         problems = self._number_problems(answers)
-        for q in self.bank.questions:
+        for q in self.questions:
             if q.id in problems:
                 self.feedback[q.id].value = f"<p style='color:#c62828'>{html.escape(problems[q.id])}</p>"
         if problems:
             return
         unanswered = sum(grading.grade_question(q, answers.get(q.id), True).status == "unanswered"
-                         for q in self.bank.questions)
+                         for q in self.questions)
         if unanswered and not self.confirmed_blank:
             self.confirmed_blank = True
             self.result_html.value = (f"<p style='color:#c62828'>답하지 않은 문항이 {unanswered}개 있습니다. "
@@ -309,6 +341,7 @@ class LabQuiz:
             return
         self.answers = answers
         self.submitted_at = self._now()
+        self._note_attempt()
         for widget in self._all_inputs():
             widget.disabled = True
         self.submit_button.layout.display = "none"
@@ -359,15 +392,29 @@ class LabQuiz:
 
     def _regrade(self) -> None:
         pass_count = self.checkpoint.pass_count if self.checkpoint else None
-        self.result = grading.grade_quiz(self.bank.questions, self.answers, self.self_assessment, pass_count)
+        self.result = grading.grade_quiz(self.questions, self.answers, self.self_assessment, pass_count)
         pending = self.result.pending_count
         if pending == 0 and not self.recorded:
             self._record()
-        for q, r in zip(self.bank.questions, self.result.results):
-            self.feedback[q.id].value = self._feedback_html(q, r)
+        for q, r in zip(self.questions, self.result.results):
+            self.feedback[q.id].value = (self._checkpoint_feedback_html(q, r) if self.checkpoint
+                                         else self._feedback_html(q, r))
         for toggle in self.self_buttons.values():
             toggle.disabled = self.recorded
         self.result_html.value = self._result_html(pending)
+
+    def _note_attempt(self) -> None:
+        """This attempt is used from now on, recorded or not (its feedback has been seen)."""
+        try:
+            self.store.note_attempt(self.bank.module, self.attempt)
+        except Exception:   # a read-only or unwritable progress file: the attempt stays this session's
+            pass
+
+    def _variant_notice(self) -> str:
+        after = self.settings.attempts_before_variant
+        if any(q.variant is not None for q in self.bank.questions) and self.attempt >= after:
+            return "다음 시도부터는 수치 문항의 값이 시도마다 바뀝니다."
+        return ""
 
     def _record(self) -> None:
         self.recorded = True
@@ -403,6 +450,24 @@ class LabQuiz:
         body.append(f"<p><b>해설(explanation)</b></p>{rich_text_html(q.explanation)}")
         return f"<div style='border-left:4px solid {color};padding-left:8px'>{''.join(body)}</div>"
 
+    def _checkpoint_feedback_html(self, q, r) -> str:
+        """Which questions were wrong and what to review; never the key, a model answer or an explanation."""
+        color = COLORS.get(r.status, "#c62828")
+        head = STATUS_TEXT.get(r.status, r.status)
+        if r.status == "partial":
+            head += f" ({r.score:.2f}점)"
+        if r.status == "invalid" and r.message:
+            head += f" — {html.escape(r.message)}"
+        body = [f"<p style='color:{color};font-weight:600'>{head}</p>"]
+        page = html.escape(self.settings.page(self.bank.module))
+        where = f"<a href='{page}.md'>{page}.md</a>의 〈{html.escape(q.section)}〉"
+        if q.type == "free" and r.status in ("pending", "self"):
+            body.append(f"<p>체크포인트에서는 모범 답안을 보여 주지 않습니다. {where} 부분을 다시 읽고, 내 답이 그 "
+                        "내용을 담았는지 스스로 판단해 맞음/틀림을 고르세요.</p>")
+        elif not r.correct:
+            body.append(f"<p>복습할 곳: {where}</p>")
+        return f"<div style='border-left:4px solid {color};padding-left:8px'>{''.join(body)}</div>"
+
     def _result_html(self, pending: int) -> str:
         r = self.result
         out = [f"<p><b>{r.max_score}문항 중 {r.correct_count}문항 정답 (점수 {r.score:.2f}/{r.max_score})</b></p>"]
@@ -422,5 +487,6 @@ class LabQuiz:
                         out.append(f"<p>이제 다음 장이 열렸습니다: <a href='{page}.md'>{page}.md</a></p>")
             else:
                 out.append(f"<p style='color:#c62828'><b>아직 통과하지 못했습니다: {r.correct_count}/{r.max_score}. "
-                           f"{c.rule_text} 이상이면 통과합니다. 해설을 읽고 '다시 풀기'로 다시 도전하세요.</b></p>")
+                           f"{c.rule_text} 이상이면 통과합니다. 문항마다 적힌 복습할 곳을 다시 읽고 '다시 풀기'로 "
+                           f"도전하세요.</b> {self._variant_notice()}</p>")
         return "".join(out)

@@ -1,9 +1,11 @@
-"""Course settings: pass rules, gating policy and chapter pages.
+"""Course settings: the gating policy and the checkpoints' pass rules, over the syllabus's structure.
 
-They live in ``_config.yml`` under ``sphinx.config.course_settings`` so that the site
-(``window.COURSE_SETTINGS``) and Python (this module) read one source. Where no
-``_config.yml`` can be found (an installed package used outside the repository), the
-defaults below, which mirror the shipped ``_config.yml``, apply.
+Which modules exist, their pages, which checkpoint gates which module and how many questions a
+checkpoint has are declared once, in course/syllabus.py. What an instructor may change lives in
+``_config.yml`` under ``sphinx.config.course_settings``: the gating policy, a checkpoint's pass count
+(and title, and kernel exercises it also requires). The site (``window.COURSE_SETTINGS``, written by
+course/sphinx_ext.py) and Python (this module) merge the two the same way. Where no ``_config.yml``
+can be found (an installed package used outside the repository), the syllabus's defaults apply.
 
 Lookup order for the file: the ``path`` argument, the environment variable
 ``SGEMM_COURSE_CONFIG``, ``_config.yml`` next to the ``course`` package, then the current
@@ -18,13 +20,18 @@ from pathlib import Path
 
 import yaml
 
-from course.korean import with_particle
+# libyaml's safe loader where PyYAML was built with it (several times faster than the pure-Python one).
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+from course import syllabus as _syllabus
+from korean_text import with_particle
 
 __all__ = [
     "POLICIES",
     "Checkpoint",
     "CourseSettings",
     "SettingsError",
+    "default_settings",
     "find_config",
     "load_settings",
     "settings_from_dict",
@@ -33,24 +40,16 @@ __all__ = [
 POLICIES = ("strict", "advisory", "off")
 CONFIG_ENV = "SGEMM_COURSE_CONFIG"
 
-DEFAULT_SETTINGS = {
-    "gating_policy": "strict",
-    "checkpoints": {
-        "6": {"pass_count": 6, "question_count": 8, "title": "모듈 6 숙달 체크포인트"},
-        "9": {"pass_count": 8, "question_count": 10, "title": "모듈 9 최종 체크포인트"},
-    },
-    "gates": {"7": "6", "10": "9", "11": "9"},
-    "pages": {
-        "4": "m04_naive",
-        "5": "m05_coalescing",
-        "6": "m06_tiling",
-        "7": "m07_register_blocking",
-        "8": "m08_double_buffer",
-        "9": "m09_async_copy",
-        "10": "m10_profiling",
-        "11": "m11_beyond_cublas",
-    },
-}
+# Keys an instructor sets in _config.yml; the structure (pages, gates, question counts) is the syllabus's.
+STRUCTURE_KEYS = ("pages", "gates")
+
+
+def default_settings() -> dict:
+    """course_settings as the syllabus alone gives them (policy strict)."""
+    return {"gating_policy": "strict", **_syllabus.load().course_settings()}
+
+DEFAULT_ATTEMPTS_BEFORE_VARIANT = 2
+MAX_ATTEMPTS_BEFORE_VARIANT = 100
 
 
 class SettingsError(ValueError):
@@ -63,7 +62,7 @@ class Checkpoint:
     pass_count: int
     question_count: int
     title: str
-    # Kernel exercises (course.exercise ids) that must also pass, checked where the learner runs
+    # Kernel exercises (ids of course/exercises/) that must also pass, checked where the learner runs
     # them (JupyterLab); empty by default. The static site cannot run kernels and gates on the quiz.
     exercises: tuple = ()
 
@@ -80,6 +79,9 @@ class CourseSettings:
     gates: dict = field(default_factory=dict)         # gated module -> required module
     pages: dict = field(default_factory=dict)         # module -> docname under book/
     source: str = "defaults"
+    # Checkpoint attempts that show the questions as written; every later attempt draws a variant
+    # (course.variants). 0: a variant from the first attempt.
+    attempts_before_variant: int = DEFAULT_ATTEMPTS_BEFORE_VARIANT
 
     def checkpoint(self, module: int) -> Checkpoint | None:
         return self.checkpoints.get(int(module))
@@ -89,6 +91,18 @@ class CourseSettings:
 
     def page(self, module: int) -> str:
         return self.pages.get(int(module), f"m{int(module):02d}")
+
+    def as_site_dict(self) -> dict:
+        """What the site's script reads as window.COURSE_SETTINGS (string keys, as in _config.yml)."""
+        return {
+            "gating_policy": self.gating_policy,
+            "attempts_before_variant": self.attempts_before_variant,
+            "checkpoints": {str(m): {"pass_count": c.pass_count, "question_count": c.question_count,
+                                     "title": c.title, "exercises": list(c.exercises)}
+                            for m, c in self.checkpoints.items()},
+            "gates": {str(m): str(r) for m, r in self.gates.items()},
+            "pages": {str(m): p for m, p in self.pages.items()},
+        }
 
 
 def find_config(path: str | os.PathLike | None = None) -> Path | None:
@@ -111,9 +125,9 @@ def load_settings(path: str | os.PathLike | None = None) -> CourseSettings:
     """Read course_settings from _config.yml (or the defaults when none is found)."""
     config = find_config(path)
     if config is None:
-        return settings_from_dict(DEFAULT_SETTINGS, source="defaults")
+        return settings_from_dict({}, source="defaults")
     try:
-        data = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+        data = yaml.load(config.read_text(encoding="utf-8"), Loader=_YAML_LOADER) or {}
     except (OSError, yaml.YAMLError) as exc:
         raise SettingsError(f"{config}: 설정 파일을 읽을 수 없습니다 ({exc})") from exc
     raw = ((data.get("sphinx") or {}).get("config") or {}).get("course_settings")
@@ -123,30 +137,58 @@ def load_settings(path: str | os.PathLike | None = None) -> CourseSettings:
 
 
 def settings_from_dict(raw: dict, source: str = "dict") -> CourseSettings:
-    """Validate a course_settings mapping (string or int keys) into CourseSettings."""
+    """Validate an instructor's course_settings mapping (string or int keys) over the syllabus.
+
+    Pages and gates come from the syllabus; _config.yml may restate them only as the syllabus has them.
+    Each checkpoint of the syllabus takes its pass count (and title, exercises) from _config.yml when set there.
+    """
     where = f"{source}: course_settings"
     if not isinstance(raw, dict):
         raise SettingsError(f"{where}는 매핑(mapping)이어야 합니다")
+    course = _syllabus.load()
     policy = raw.get("gating_policy", "strict")
     if policy not in POLICIES:
         raise SettingsError(f"{where}.gating_policy는 {', '.join(POLICIES)} 중 하나여야 합니다 (받은 값: {policy!r})")
-    checkpoints = {}
-    for key, value in (raw.get("checkpoints") or {}).items():
+    structure = course.course_settings()
+    for key in STRUCTURE_KEYS:
+        given = raw.get(key)
+        if given is not None and _normalised(given, f"{where}.{key}") != structure[key]:
+            raise SettingsError(f"{where}.{key}: 모듈의 문서와 잠금은 {course.source}에서 정합니다. "
+                                f"_config.yml의 {key} 항목을 지우거나 강좌 구성과 같게 적으세요")
+    overrides = raw.get("checkpoints") or {}
+    if not isinstance(overrides, dict):
+        raise SettingsError(f"{where}.checkpoints는 매핑(mapping)이어야 합니다")
+    for key in overrides:
         module = _module_key(key, f"{where}.checkpoints")
-        checkpoints[module] = _checkpoint(module, value, f"{where}.checkpoints.{key}")
-    gates = {}
-    for key, value in (raw.get("gates") or {}).items():
-        gated = _module_key(key, f"{where}.gates")
-        required = _module_key(value, f"{where}.gates.{key}")
-        if required not in checkpoints:
-            raise SettingsError(f"{where}.gates.{key}: 모듈 {required}에는 체크포인트(checkpoints) 설정이 없습니다")
-        gates[gated] = required
-    pages = {}
-    for key, value in (raw.get("pages") or {}).items():
-        if not isinstance(value, str) or not value:
-            raise SettingsError(f"{with_particle(f'{where}.pages.{key}', '는', strict=False)} 문서 이름(docname) 문자열이어야 합니다")
-        pages[_module_key(key, f"{where}.pages")] = value
-    return CourseSettings(policy, checkpoints, gates, pages, source)
+        if module not in course.checkpoints():
+            known = ", ".join(str(n) for n in course.checkpoints())
+            raise SettingsError(f"{where}.checkpoints.{key}: 모듈 {module}에는 체크포인트가 없습니다 (있는 체크포인트: {known})")
+    checkpoints = {}
+    for module, rule in course.checkpoints().items():
+        value = {"pass_count": rule.pass_count, "question_count": rule.question_count, "title": rule.title}
+        given = overrides.get(str(module), overrides.get(module))
+        if given is not None:
+            if not isinstance(given, dict):
+                raise SettingsError(f"{with_particle(f'{where}.checkpoints.{module}', '는', strict=False)} "
+                                    "pass_count, title, exercises를 가진 매핑이어야 합니다")
+            if "question_count" in given and given["question_count"] != rule.question_count:
+                raise SettingsError(f"{where}.checkpoints.{module}.question_count: 모듈 {module} 체크포인트의 문항 수는 "
+                                    f"{rule.question_count}입니다 (받은 값: {given['question_count']!r})")
+            value.update(given)
+        checkpoints[module] = _checkpoint(module, value, f"{where}.checkpoints.{module}")
+    gates = {gated: required for gated, required in course.gates().items()}
+    attempts = raw.get("attempts_before_variant", DEFAULT_ATTEMPTS_BEFORE_VARIANT)
+    if isinstance(attempts, bool) or not isinstance(attempts, int) or not 0 <= attempts <= MAX_ATTEMPTS_BEFORE_VARIANT:
+        raise SettingsError(f"{where}.attempts_before_variant는 0 이상 {MAX_ATTEMPTS_BEFORE_VARIANT} 이하의 정수여야 "
+                            f"합니다 (받은 값: {attempts!r})")
+    return CourseSettings(policy, checkpoints, gates, course.pages(), source, attempts)
+
+
+def _normalised(mapping, where: str) -> dict:
+    """A pages/gates mapping with string keys and values, for comparison with the syllabus."""
+    if not isinstance(mapping, dict):
+        raise SettingsError(f"{where}는 매핑(mapping)이어야 합니다")
+    return {str(k): str(v) for k, v in mapping.items()}
 
 
 def _module_key(key, where: str) -> int:

@@ -1,7 +1,10 @@
 """Sphinx extension of the course site (listed in _config.yml: sphinx.extra_extensions).
 
-- registers the `course_settings` config value (gating policy, checkpoints, pages) and writes it
-  into every page as `window.COURSE_SETTINGS`, for the quiz/gating script;
+- registers the `course_settings` config value (gating policy, checkpoints' pass counts), merges it
+  over the syllabus (course/syllabus.py: pages, gates, checkpoints) exactly as course.settings does,
+  and writes the result into every page as `window.COURSE_SETTINGS`, for the quiz/gating script;
+- checks every claim the chapters' text makes against the records (course.facts: claims functions), so
+  a re-recording that contradicts a sentence stops the build instead of publishing it;
 - adds the site's own scripts and styles (course/static/*.js|css, the bundled plotly.js) once per
   page, from _static/ — no CDN, so the site works offline;
 - writes the site's index.html (a redirect to the first page) as a page of its own, with the
@@ -19,12 +22,7 @@ STATIC_SRC = Path(__file__).resolve().parent / "static"
 # tools/build_plotly_bundle.sh, license in book/_static/plotly-LICENSE.txt.
 PLOTLY_BUNDLE = "plotly-course-3.4.0.min.js"
 
-DEFAULT_SETTINGS = {
-    "gating_policy": "strict",
-    "checkpoints": {},
-    "gates": {},
-    "pages": {},
-}
+DEFAULT_SETTINGS = {"gating_policy": "strict"}
 
 
 def _copy_course_static(app, exc=None):
@@ -70,7 +68,9 @@ def _write_index(app, exc=None):
 
 
 def _settings_script(app) -> str:
-    settings = {**DEFAULT_SETTINGS, **(app.config.course_settings or {})}
+    from course.settings import settings_from_dict
+
+    settings = settings_from_dict(app.config.course_settings or {}, source="_config.yml").as_site_dict()
     payload = json.dumps(settings, ensure_ascii=False).replace("<", "\\u003c")
     return f"window.COURSE_SETTINGS = {payload};"
 
@@ -82,6 +82,25 @@ def _add_assets(app):
         app.add_js_file(f"course/{path.name}", priority=220)
     for path in sorted(STATIC_SRC.glob("*.css")):
         app.add_css_file(f"course/{path.name}", priority=220)
+
+
+def _verify_claims(app):
+    """Run every chapter's claims (course.facts.verify); any failure stops the build with the sentences."""
+    from sphinx.errors import ExtensionError
+
+    from course import syllabus
+    from course.facts import verify
+
+    failures, checked = [], 0
+    for module in syllabus.load():
+        report = verify(module.number)
+        checked += report.checked
+        failures += report.failures
+    if failures:
+        raise ExtensionError("기록과 맞지 않는 본문 주장(claims that contradict the records):\n  " + "\n  ".join(failures))
+    from sphinx.util import logging
+
+    logging.getLogger(__name__).info(f"course: {checked} claims of the chapters hold on the records")
 
 
 def _drop_thebe(app, pagename, templatename, context, doctree):
@@ -100,6 +119,7 @@ def setup(app):
     a11y_sphinx.setup(app)   # accessible names for myst-nb's hidden-code toggles
     app.add_config_value("course_settings", DEFAULT_SETTINGS, "html", types=[dict])
     app.connect("builder-inited", _add_assets)
+    app.connect("builder-inited", _verify_claims)
     app.connect("build-finished", _copy_course_static)
     app.connect("build-finished", _write_index, priority=400)
     app.connect("html-page-context", _drop_thebe, priority=900)

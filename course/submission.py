@@ -15,14 +15,18 @@ Format (JSON object, UTF-8)::
       "answers": {"m06-q01": "b", "m06-q02": ["a", "c"], "m06-q03": "8,192 B",
                   "m06-q04": {"b1": "row"}, "m06-q08": "..."},
       "self_assessment": {"m06-q08": true},
-      "presentation": {"learner": "3f9c0a7d5e21b684", "attempt": 2,
-                       "choice_order": {"m06-q01": ["c", "a", "d", "b"], ...}},
+      "presentation": {"learner": "3f9c0a7d5e21b684", "attempt": 3,
+                       "choice_order": {"m06-q01": ["c", "a", "d", "b"], ...},
+                       "variants": {"m06-q03": {"T": 24}}},
       "integrity": {"algorithm": "sha256", "digest": "<hex>"}   # or null when not computed
     }
 
 ``presentation`` (optional; absent in hand-filled forms) records what the learner saw: the
-order of every choice question, by choice id, and the seed it came from (the learner's
-anonymous id and attempt number, see course.shuffle). Answers always name choices by id.
+order of every choice question, by choice id, the seed it came from (the learner's anonymous id
+and attempt number, see course.shuffle), and on a checkpoint after the first attempts the
+parameters of each numeric variant shown (course.variants; the grader re-draws them from the
+seed and grades against the seed's key). The attempt number is also what the gradebook shows.
+Answers always name choices by id.
 
 Answer shapes: single → choice id; multiple → list of choice ids; numeric → the text
 typed (or a number); code → {blank id: text}; free → text.
@@ -50,6 +54,7 @@ __all__ = [
     "check_submission",
     "integrity_digest",
     "integrity_status",
+    "json_depth",
     "parse_time",
     "submission_filename",
     "utc_now_iso",
@@ -118,9 +123,30 @@ def build_submission(bank, student: dict, answers: dict, self_assessment: dict |
     return doc
 
 
+def json_depth(value, limit: int = 64) -> int:
+    """Nesting depth of parsed JSON, without recursion (a hostile file may nest thousands deep);
+    counting stops a little past `limit`."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if depth > limit:
+            return depth
+        if isinstance(item, dict):
+            stack += [(v, depth + 1) for v in item.values()]
+        elif isinstance(item, list):
+            stack += [(v, depth + 1) for v in item]
+    return deepest
+
+
+def safe_student_id(student_id: str) -> str:
+    """The student id as a file name carries it (letters, digits, _ and - only)."""
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", student_id or "anonymous").strip("_") or "anonymous"
+
+
 def submission_filename(module: int, student_id: str, submitted_at: str) -> str:
     """e.g. m06_20261234_20261122T101234Z.json (only safe characters)."""
-    safe_id = re.sub(r"[^A-Za-z0-9_-]+", "_", student_id or "anonymous").strip("_") or "anonymous"
+    safe_id = safe_student_id(student_id)
     stamp = re.sub(r"[^0-9T]", "", (submitted_at or "").split(".")[0]) + "Z"
     return f"m{int(module):02d}_{safe_id}_{stamp}.json"
 
@@ -161,17 +187,25 @@ def check_submission(doc, bank) -> list[str]:
     if not isinstance(assessment, dict) or not all(isinstance(v, bool) for v in assessment.values()):
         problems.append("self_assessment는 {문항 id: true/false} 객체여야 합니다")
     if "presentation" in doc and not _valid_presentation(doc["presentation"]):
-        problems.append("presentation은 {learner: 문자열, attempt: 양의 정수, choice_order: {문항 id: [선택지 id]}} "
-                        "객체여야 합니다")
+        problems.append("presentation은 {learner: 문자열, attempt: 양의 정수, choice_order: {문항 id: [선택지 id]}, "
+                        "variants(선택): {문항 id: {이름: 수}}} 객체여야 합니다")
     return problems
+
+
+MAX_ATTEMPT = 10 ** 6
 
 
 def _valid_presentation(value) -> bool:
     if not isinstance(value, dict) or not isinstance(value.get("learner"), str):
         return False
     attempt = value.get("attempt")
-    if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 1:
+    if isinstance(attempt, bool) or not isinstance(attempt, int) or not 1 <= attempt <= MAX_ATTEMPT:
         return False
     order = value.get("choice_order")
-    return isinstance(order, dict) and all(
-        isinstance(ids, list) and all(isinstance(i, str) for i in ids) for ids in order.values())
+    if not (isinstance(order, dict) and all(
+            isinstance(ids, list) and all(isinstance(i, str) for i in ids) for ids in order.values())):
+        return False
+    variants = value.get("variants", {})
+    return isinstance(variants, dict) and all(
+        isinstance(params, dict) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in params.values())
+        for params in variants.values())

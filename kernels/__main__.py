@@ -1,11 +1,13 @@
-"""Command line: python -m kernels {list,check,bench,record,sass,doctor} [--help]."""
+"""Command line: python -m kernels {list,check,bench,record,sass,configs,doctor} [--help]."""
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 
 from kernels import registry
+from kernels.devices import UnknownDeviceError
 from kernels.errors import CompileError, GPUUnavailableError, KernelInputError
 
 
@@ -17,13 +19,19 @@ def _kernel_names(selected: list[str] | None) -> list[str]:
 
 
 def cmd_list(args) -> int:
+    from kernels import configs
+
+    profile = configs.active_profile()
     print(f"{'kernel':<31} {'lvl':>3} {'variant':<19} {'block':>8} {'tile':>9} {'smem B':>7} {'float4':<7} "
           f"{'cp.async':<8} 설명")
-    for s in registry.KERNELS.values():
+    specs = [configs.spec_for(n, profile) if profile else s for n, s in registry.KERNELS.items()]
+    for s in specs:
         smem = s.static_smem + s.dynamic_smem
         print(f"{s.name:<31} {s.level:>3} {s.variant:<19} {s.block[0]:>4}x{s.block[1]:<3} "
               f"{s.tile[0]}x{s.tile[1]:>5} {smem:>7} {''.join(s.vec4) or '-':<7} {'yes' if s.async_copy else '-':<8} "
               f"{s.title_ko}")
+    whose = f"장치 프로필 {profile.name}의 구성" if profile else "H100에서 고른 구성 (다른 GPU: python -m kernels configs)"
+    print(f"\nLevel 5와 6의 모양: {whose}")
     return 0
 
 
@@ -71,8 +79,28 @@ def cmd_bench(args) -> int:
     return 0
 
 
+def cmd_configs(args) -> int:
+    from kernels import configs
+
+    names = ["all"] if args.device is None else args.device
+    limits = configs.resolve_devices(names)
+    fits = configs.fits_for_many(limits)
+    if args.json:
+        print(json.dumps([f.row() for device_fits in fits for f in device_fits], ensure_ascii=False, indent=1))
+    else:
+        print("\n\n".join(configs.format_table(device_fits) for device_fits in fits))
+    return 0 if all(f.fits for device_fits in fits for f in device_fits) else 1
+
+
 def cmd_record(args) -> int:
-    from kernels import bench, record
+    from kernels import bench, configs, record
+
+    if configs.active_profile() is not None:
+        raise KernelInputError(
+            f"장치 프로필(COURSE_DEVICE_PROFILE={configs.active_profile().name})이 켜져 있어 benchmarks.json을 "
+            "덮어쓰지 않습니다: 책의 기록은 이 GPU 자신의 구성이어야 합니다. 프로필별 측정은 "
+            "`python tools/record_device_profiles.py`로 따로 기록하세요."
+        )
 
     result = record.record(reps=args.reps)
     print(bench.format_table(result["rows"]))
@@ -137,6 +165,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--show", type=int, default=0, metavar="N", help="핵심 명령어 N줄 보기")
     s.set_defaults(func=cmd_sass)
 
+    g = sub.add_parser("configs", help="GPU마다 각 커널의 구성과 한도 (configurations per device; no GPU needed)")
+    g.add_argument("--device", action="append", metavar="NAME",
+                   help="T4, RTX3090, A10G, L4, RTX4090, A100-40GB, A100-80GB, H100, H200, current, all "
+                        "(반복 가능; 기본: all)")
+    g.add_argument("--json", action="store_true", help="JSON 목록으로 (kernel, device, cc, smem_bytes, ...)")
+    g.set_defaults(func=cmd_configs)
+
     d = sub.add_parser("doctor", help="이 머신에서 GPU로 실행할 수 있는지 점검하고 해결 방법 안내 (check the GPU setup)")
     d.add_argument("--json", action="store_true", help="결과를 JSON으로 (machine-readable)")
     d.set_defaults(func=lambda a: __import__("kernels.doctor", fromlist=["main"]).main(as_json=a.json))
@@ -149,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         args.arch = ["sm_80", "sm_90"]
     try:
         return args.func(args)
-    except (KernelInputError, GPUUnavailableError, CompileError) as exc:
+    except (KernelInputError, GPUUnavailableError, CompileError, UnknownDeviceError) as exc:
         print(f"오류(error): {exc}", file=sys.stderr)
         return 2
 

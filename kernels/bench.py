@@ -15,7 +15,7 @@ from typing import Iterable
 
 import numpy as np
 
-from kernels import check, compiler, launch, registry
+from kernels import check, compiler, configs, launch, registry
 from kernels.device import info
 
 
@@ -139,7 +139,7 @@ def bench_size(names: Iterable[str], M: int, N: int, K: int, warmup: int = 3, re
     rows: list[BenchRow] = []
     cublas_samples: list[float] = []
     for name in names:
-        spec = registry.get(name)
+        spec = configs.spec_for(name)   # the active device's configuration of the kernel
         prepared = launch.prepare(name, A, B, C)
         kernel, grid, block, kargs, _ = prepared
         C.fill(cupy.nan)   # poison: every element must be written by this kernel
@@ -153,6 +153,8 @@ def bench_size(names: Iterable[str], M: int, N: int, K: int, warmup: int = 3, re
         cublas_samples.append(t_cublas.median_ms)
         res = {k: v for k, v in compiler.resources(name).items() if k in RESOURCE_FIELDS}
         row = _row(name, spec, M, N, K, t, peak, t_cublas.median_ms, rel_error, res, prepared.staged)
+        if spec.family:
+            row.extra.update(config=dict(spec.config), config_text=configs.config_text(spec))
         if prepared.staged:   # the kernel alone on the padded buffers, to show what staging costs
             _, t_kernel = interleaved_timings(
                 cublas, lambda: prepared.kernel(grid, block, prepared.args, shared_mem=prepared.plan.shared_mem),
@@ -222,7 +224,7 @@ def variant_rows(file: str, name: str, defines: dict, block: tuple, tile: tuple,
     """
     import cupy
 
-    kernel = compiler.get_variant(file, name, defines, dynamic_smem)
+    kernel = compiler.get_variant(file, name, defines, dynamic_smem, block[0] * block[1])
     rows = []
     for n in sizes:
         A, B = check.random_matrix(n, n, seed), check.random_matrix(n, n, seed + 1)

@@ -1,9 +1,13 @@
 """Compiling the kernel sources.
 
 Two paths share one preprocessed source:
-  * at run time, CuPy's RawModule (NVRTC) for the current device, cached per process;
+  * at run time, CuPy's RawModule (NVRTC) for the current device, cached per process, in the active
+    device's configuration (kernels/configs.py) and guarded against its limits; under a device profile
+    below compute capability 8.0 (COURSE_DEVICE_PROFILE=T4) the kernels are compiled to PTX for that
+    architecture and JIT-compiled by the driver, so their sm_75 code paths run on any newer GPU;
   * ahead of time, NVRTC through ctypes for a *named* architecture (sm_80, sm_90, ...), which
-    needs no GPU and no driver, so SASS can be inspected on any machine.
+    needs no GPU and no driver, so SASS can be inspected on any machine. Its output is kept in a disk
+    cache keyed by the text, the architecture, the options and the NVRTC version.
 """
 from __future__ import annotations
 
@@ -11,12 +15,15 @@ import ctypes
 import ctypes.util
 import functools
 import glob
+import hashlib
 import os
 import re
 import sys
+import tempfile
+from pathlib import Path
 
-from kernels import registry
-from kernels.errors import CompileError, GPUUnavailableError
+from kernels import configs, registry
+from kernels.errors import CompileError, DeviceLimitError, GPUUnavailableError
 from kernels.source import headers, read_source
 
 NVRTC_OPTIONS = ("-std=c++17", "-lineinfo")
@@ -58,17 +65,10 @@ def _cupy():
     return cupy
 
 
-@functools.lru_cache(maxsize=None)
-def _module(file: str, device_id: int, arch: str):
-    global compile_count
-    cupy = _cupy()
-    try:
-        module = cupy.RawModule(code=expanded_source(file), options=NVRTC_OPTIONS)
-        module.compile()
-    except cupy.cuda.compiler.CompileException as exc:
-        raise CompileError(f"{file} 컴파일 실패(compile error):\n{exc}") from exc
-    compile_count += 1
-    return module
+def device_id() -> int:
+    """The current CUDA device's ordinal (GPUUnavailableError without a GPU)."""
+    device_arch()
+    return _cupy().cuda.Device().id
 
 
 def device_arch() -> str:
@@ -84,6 +84,19 @@ def device_arch() -> str:
     return f"sm_{cc}"
 
 
+def ptx_target() -> str | None:
+    """'compute_75' while a device profile below compute capability 8.0 is active, else None.
+
+    Then every kernel is compiled to PTX for that architecture and JIT-compiled by the driver for the GPU
+    in the machine: `__CUDA_ARCH__` is 750 while NVRTC compiles, so the kernels take their sm_75 code
+    paths (the synchronous fallback of cp.async) even on an H100.
+    """
+    profile = configs.active_profile()
+    if profile is None or profile.has_cp_async:
+        return None
+    return f"compute_{profile.cc[0]}{profile.cc[1]}"
+
+
 STATIC_SMEM_LIMIT = 48 * 1024   # a block may use more shared memory only after opting in
 
 
@@ -93,39 +106,108 @@ def allow_dynamic_smem(kernel, nbytes: int) -> None:
         kernel.max_dynamic_shared_size_bytes = nbytes
 
 
-def get_kernel(name: str):
-    """The compiled cupy.RawKernel for a registry entry (compiled once per process and device)."""
-    spec = registry.get(name)
-    cupy = _cupy()
-    arch = device_arch()
-    kernel = _module(spec.file, cupy.cuda.Device().id, arch).get_function(spec.name)
-    allow_dynamic_smem(kernel, spec.dynamic_smem)
-    return kernel
-
-
 def variant_source(file: str, defines: dict) -> str:
     """A kernel file with `#define NAME value` lines in front (the tuners' compile-time knobs)."""
     return "".join(f"#define {k} {v}\n" for k, v in sorted(defines.items())) + expanded_source(file)
 
 
 @functools.lru_cache(maxsize=None)
-def _variant_module(file: str, defines: tuple, device_id: int, arch: str):
+def _module(file: str, defines: tuple, device_id: int, arch: str, target: str | None):
+    """One compiled module per (file, defines, device, PTX target); no defines: the file exactly."""
     global compile_count
     cupy = _cupy()
+    text = variant_source(file, dict(defines))
+    what = f"{file} {dict(defines)}" if defines else file
     try:
-        module = cupy.RawModule(code=variant_source(file, dict(defines)), options=NVRTC_OPTIONS)
-        module.compile()
+        if target is None:
+            module = cupy.RawModule(code=text, options=NVRTC_OPTIONS)
+            module.compile()
+        else:
+            module = cupy.RawModule(path=str(ptx_file(file, target, text)))
     except cupy.cuda.compiler.CompileException as exc:
-        raise CompileError(f"{file} {dict(defines)} 컴파일 실패(compile error):\n{exc}") from exc
+        raise CompileError(f"{what} 컴파일 실패(compile error):\n{exc}") from exc
     compile_count += 1
     return module
 
 
-def get_variant(file: str, name: str, defines: dict, dynamic_smem: int = 0):
-    """A kernel of `file` compiled with extra -D style defines (cached per process and device)."""
+def _function(file: str, name: str, defines: dict):
     cupy = _cupy()
-    arch = device_arch()
-    kernel = _variant_module(file, tuple(sorted(defines.items())), cupy.cuda.Device().id, arch).get_function(name)
+    module = _module(file, tuple(sorted(defines.items())), cupy.cuda.Device().id, device_arch(), ptx_target())
+    return module.get_function(name)
+
+
+def load(spec: registry.KernelSpec):
+    """The compiled kernel of a (configured) registry spec, without the device-limit guard."""
+    return _function(spec.file, spec.name, dict(spec.defines))
+
+
+def guard(kernel, spec: registry.KernelSpec) -> None:
+    """Refuse, in Korean, a kernel whose configuration exceeds the active device or the real GPU.
+
+    Checked before the launch with the numbers ptxas gave the loaded kernel, so that a learner never sees
+    the raw CUDA error (too many resources, invalid argument) the launch would otherwise raise.
+    """
+    resources = configs.Resources(int(kernel.num_regs), int(kernel.shared_size_bytes))
+    checked = []
+    for limits in (configs.active_profile(), configs.current_limits()):
+        if limits is None or limits in checked:
+            continue
+        checked.append(limits)
+        result = configs.fit(spec, limits, resources)
+        if not result.fits:
+            raise DeviceLimitError(limit_message(spec, limits, result.problems))
+
+
+def limit_message(spec: registry.KernelSpec, limits, problems: list[str]) -> str:
+    """The Korean refusal: which kernel and configuration, which device, which limit."""
+    profile = configs.active_profile()
+    whose = f"장치 프로필(COURSE_DEVICE_PROFILE={profile.name})" if profile is limits else "이 GPU"
+    shape = configs.config_text(spec)
+    return (f"실행할 수 없는 구성입니다(device limit). 커널: {spec.name}"
+            + (f" ({shape})" if shape != "-" else "")
+            + f". 장치: {whose} {limits.title} (compute capability {limits.cc_text}). 넘는 한도: "
+            + "; ".join(problems) + ". 커널을 실행하지 않았고, 장에서는 기록된 결과를 대신 보여 줍니다.")
+
+
+def get_kernel(name: str):
+    """The compiled cupy.RawKernel of a registry kernel, in the active device's configuration."""
+    spec = configs.spec_for(name)
+    kernel = load(spec)
+    guard(kernel, spec)
+    allow_dynamic_smem(kernel, spec.dynamic_smem)
+    return kernel
+
+
+def get_variant(file: str, name: str, defines: dict, dynamic_smem: int = 0, threads: int | None = None):
+    """A kernel of `file` compiled with extra -D style defines (cached per process and device).
+
+    Guarded like every launch: a variant that would not fit the active device (a tuner's configuration
+    under COURSE_DEVICE_PROFILE=T4, say) raises DeviceLimitError. `threads` defaults to the registry's.
+    """
+    kernel = _function(file, name, defines)
+    base = registry.KERNELS.get(name)
+    block = (threads, 1) if threads else (base.block if base else (1, 1))
+    spec = registry.KernelSpec(name, file, base.level if base else -1, "variant", name, block, (1, 1),
+                               dynamic_smem=dynamic_smem, defines=tuple(sorted(defines.items())))
+    guard(kernel, spec)
+    allow_dynamic_smem(kernel, dynamic_smem)
+    return kernel
+
+
+def kernel_from_source(source: str, name: str, dynamic_smem: int = 0, threads: int = 256):
+    """A kernel compiled from a whole source text (a chapter's modified copy), for the active target, guarded."""
+    cupy = _cupy()
+    digest = hashlib.sha256(source.encode()).hexdigest()[:16]
+    target = ptx_target()
+    try:
+        if target is None:
+            kernel = cupy.RawModule(code=source, options=NVRTC_OPTIONS).get_function(name)
+        else:
+            kernel = cupy.RawModule(path=str(ptx_file(f"source-{digest}.cu", target, source))).get_function(name)
+    except cupy.cuda.compiler.CompileException as exc:
+        raise CompileError(f"{name} 컴파일 실패(compile error):\n{exc}") from exc
+    spec = registry.KernelSpec(name, "", -1, "source", name, (threads, 1), (1, 1), dynamic_smem=dynamic_smem)
+    guard(kernel, spec)
     allow_dynamic_smem(kernel, dynamic_smem)
     return kernel
 
@@ -136,7 +218,7 @@ def resources(name: str) -> dict:
     return {
         "registers": int(k.num_regs),
         "smem_static": int(k.shared_size_bytes),
-        "smem_dynamic": registry.get(name).dynamic_smem,
+        "smem_dynamic": configs.spec_for(name).dynamic_smem,
         "local_bytes": int(k.local_size_bytes),
         "max_threads_per_block": int(k.max_threads_per_block),
     }
@@ -162,7 +244,9 @@ def _nvrtc():
     errors = []
     for path in _nvrtc_candidates():
         try:
-            return ctypes.CDLL(path)
+            lib = ctypes.CDLL(path)
+            lib.course_path = os.path.realpath(path)   # its size is part of the disk cache's key
+            return lib
         except OSError as exc:
             errors.append(f"{path}: {exc}")
     raise CompileError(
@@ -188,22 +272,120 @@ def _program_log(lib, prog) -> str:
     return buf.value.decode(errors="replace")
 
 
-@functools.lru_cache(maxsize=None)
-def compile_cubin(file: str, arch: str, source: str | None = None) -> bytes:
-    """Compile a kernel file (or a given variant of its text) to a cubin for `arch`, e.g. 'sm_90'."""
-    if not re.fullmatch(r"sm_\d{2,3}a?", arch):
-        raise CompileError(f"아키텍처 이름(architecture)은 sm_80, sm_90 같은 형식이어야 합니다: {arch!r}")
+@functools.lru_cache(maxsize=1)
+def nvrtc_version() -> str:
+    """Version of the NVRTC library the ahead-of-time path uses, e.g. '12.9'."""
     lib = _nvrtc()
-    text = (source if source is not None else expanded_source(file)).encode()
-    prog = ctypes.c_void_p()
-    _check(lib, lib.nvrtcCreateProgram(ctypes.byref(prog), text, file.encode(), 0, None, None))
+    major, minor = ctypes.c_int(), ctypes.c_int()
+    _check(lib, lib.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor)))
+    return f"{major.value}.{minor.value}"
+
+
+CACHE_ENV = "COURSE_CUBIN_CACHE"   # a folder for compiled cubins/PTX; "off" (or 0) disables the disk cache
+
+
+def cache_dir() -> Path | None:
+    """Where compiled cubins and PTX are kept between runs (None: disk cache off)."""
+    setting = os.environ.get(CACHE_ENV, "").strip()
+    if setting.lower() in ("0", "off", "no", "false"):
+        return None
+    if setting:
+        return Path(setting)
     try:
-        opts = [f"-arch={arch}".encode(), *(o.encode() for o in NVRTC_OPTIONS + AOT_EXTRA_OPTIONS)]
+        from platformdirs import user_cache_dir
+
+        return Path(user_cache_dir("sgemm-course")) / "nvrtc"
+    except ImportError:  # pragma: no cover - platformdirs is a declared dependency
+        return Path.home() / ".cache" / "sgemm-course" / "nvrtc"
+
+
+@functools.lru_cache(maxsize=1)
+def _compiler_identity() -> str:
+    """NVRTC's version and the size of its library (two builds of one version differ in size; the same
+    package installed in two environments does not, so they share the cache)."""
+    lib = _nvrtc()
+    size = os.path.getsize(lib.course_path) if os.path.exists(lib.course_path) else 0
+    return f"{nvrtc_version()} {size}"
+
+
+def _cache_path(kind: str, arch: str, text: str, name: str) -> Path | None:
+    """File for one compiler output, named by everything it depends on: the expanded text and its file
+    name (line information), the target, the options and the compiler (None: disk cache off)."""
+    folder = cache_dir()
+    if folder is None:
+        return None
+    parts = [kind, arch, " ".join(NVRTC_OPTIONS + AOT_EXTRA_OPTIONS), _compiler_identity(), name, text]
+    return folder / f"{hashlib.sha256(chr(0).join(parts).encode()).hexdigest()}.{kind}"
+
+
+def _store(path: Path, data: bytes) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)   # atomic: a reader sees the whole file or none
+    except OSError:
+        pass                    # a read-only home still compiles, it just does not keep the result
+
+
+def _cached(kind: str, arch: str, text: str, name: str) -> bytes:
+    """The compiler output for (kind, arch, text) from the disk cache, or compiled and stored there."""
+    path = _cache_path(kind, arch, text, name)
+    if path is not None and path.exists():
+        return path.read_bytes()
+    options = (f"-arch={arch}",) + NVRTC_OPTIONS + AOT_EXTRA_OPTIONS
+    data = _nvrtc_compile(text, name, options, kind)
+    if kind == "ptx":
+        data = data.rstrip(b"\0")   # NVRTC's PTX ends in a NUL; the file the driver loads must not
+    if path is not None:
+        _store(path, data)
+    return data
+
+
+def _nvrtc_compile(text: str, name: str, options: tuple, kind: str) -> bytes:
+    lib = _nvrtc()
+    prog = ctypes.c_void_p()
+    _check(lib, lib.nvrtcCreateProgram(ctypes.byref(prog), text.encode(), name.encode(), 0, None, None))
+    try:
+        opts = [o.encode() for o in options]
         _check(lib, lib.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts)), prog)
+        get_size, get = (lib.nvrtcGetCUBINSize, lib.nvrtcGetCUBIN) if kind == "cubin" else (lib.nvrtcGetPTXSize,
+                                                                                            lib.nvrtcGetPTX)
         size = ctypes.c_size_t()
-        _check(lib, lib.nvrtcGetCUBINSize(prog, ctypes.byref(size)))
+        _check(lib, get_size(prog, ctypes.byref(size)))
         buf = ctypes.create_string_buffer(size.value)
-        _check(lib, lib.nvrtcGetCUBIN(prog, buf))
+        _check(lib, get(prog, buf))
         return buf.raw
     finally:
         lib.nvrtcDestroyProgram(ctypes.byref(prog))
+
+
+@functools.lru_cache(maxsize=None)
+def compile_cubin(file: str, arch: str, source: str | None = None) -> bytes:
+    """Compile a kernel file (or a given variant of its text) to a cubin for `arch`, e.g. 'sm_90'.
+
+    Kept on disk (cache_dir) by the expanded text, architecture, options and NVRTC version, so that
+    tests, facts and `python -m kernels configs` reuse cubins across processes.
+    """
+    if not re.fullmatch(r"sm_\d{2,3}a?", arch):
+        raise CompileError(f"아키텍처 이름(architecture)은 sm_80, sm_90 같은 형식이어야 합니다: {arch!r}")
+    text = source if source is not None else expanded_source(file)
+    return _cached("cubin", arch, text, file)
+
+
+@functools.lru_cache(maxsize=None)
+def ptx_file(file: str, arch: str, source: str | None = None) -> Path:
+    """PTX of a kernel text for a virtual architecture ('compute_75'), as a file CuPy can load.
+
+    The driver JIT-compiles it for the GPU in the machine. Kept in the disk cache (or a temporary folder
+    when the cache is off).
+    """
+    if not re.fullmatch(r"compute_\d{2,3}", arch):
+        raise CompileError(f"가상 아키텍처 이름은 compute_75 같은 형식이어야 합니다: {arch!r}")
+    text = source if source is not None else expanded_source(file)
+    ptx = _cached("ptx", arch, text, file)
+    path = _cache_path("ptx", arch, text, file)
+    if path is None or not path.exists():
+        path = Path(tempfile.mkdtemp(prefix="sgemm-ptx-")) / f"{Path(file).stem}.ptx"
+        path.write_bytes(ptx)
+    return path

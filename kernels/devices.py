@@ -5,7 +5,9 @@ the course keeps, for every GPU class it lists, the numbers that bound those cho
 shared memory after opting in (cudaDevAttrMaxSharedMemoryPerBlockOptin), shared memory per SM, the
 shared memory the runtime reserves per block, registers, threads and blocks per SM, SM count and
 compute capability. Sources: CUDA C++ Programming Guide, "Features and Technical Specifications"
-(per compute capability) and the GPUs' published SM counts and boost clocks.
+(per compute capability; checked 2026-11 against the table for 7.5, 8.0, 8.6, 8.9 and 9.0), the
+allocation units of cuda_occupancy.h (registers per warp in 256s; shared memory per block in 256 B
+below 8.0, 128 B from 8.0 on) and the GPUs' published SM counts and boost clocks.
 
 `current()` reads the same numbers from the GPU in this machine. `occupancy()` is the CUDA occupancy
 rule (blocks per SM from threads, registers and shared memory), without a GPU.
@@ -36,6 +38,7 @@ class DeviceLimits:
     max_threads_per_block: int = 1024
     reg_alloc_unit: int = 256     # registers are given to a warp in units of 256
     warp_alloc_granularity: int = 4
+    smem_alloc_unit: int = 128    # a block's shared memory is taken in units of 128 B (256 B below 8.0)
 
     @property
     def arch(self) -> str:
@@ -59,10 +62,16 @@ class DeviceLimits:
 _KIB = 1024
 
 
+def _smem_alloc_unit(cc: tuple[int, int]) -> int:
+    """Granularity of a block's shared memory (cuda_occupancy.h: 256 B on 7.x, 128 B from 8.0 on)."""
+    return 128 if cc >= (8, 0) else 256
+
+
 def _limits(name, title, cc, sms, optin_kib, per_sm_kib, threads_sm, blocks_sm, clock):
     return DeviceLimits(name=name, title=title, cc=cc, sm_count=sms, smem_per_block_optin=optin_kib * _KIB,
                         smem_per_sm=per_sm_kib * _KIB, smem_reserved_per_block=_KIB if cc >= (8, 0) else 0,
-                        max_threads_per_sm=threads_sm, max_blocks_per_sm=blocks_sm, clock_mhz=clock)
+                        max_threads_per_sm=threads_sm, max_blocks_per_sm=blocks_sm, clock_mhz=clock,
+                        smem_alloc_unit=_smem_alloc_unit(cc))
 
 
 # Every GPU class the course lists, in the order of their per-block shared memory.
@@ -94,9 +103,9 @@ def profile(name: str) -> DeviceLimits:
 
 
 def profile_from_env() -> DeviceLimits | None:
-    """The profile named by COURSE_DEVICE_PROFILE, or None when the variable is unset or empty."""
+    """The profile named by COURSE_DEVICE_PROFILE, or None when the variable is unset, empty or 'current'."""
     name = os.environ.get(PROFILE_ENV, "").strip()
-    return profile(name) if name else None
+    return profile(name) if name and name.lower() != "current" else None
 
 
 def from_properties(props: dict, name: str | None = None) -> DeviceLimits:
@@ -116,6 +125,7 @@ def from_properties(props: dict, name: str | None = None) -> DeviceLimits:
         regs_per_sm=int(props.get("regsPerMultiprocessor", 65536)),
         regs_per_block=int(props.get("regsPerBlock", 65536)),
         max_threads_per_block=int(props.get("maxThreadsPerBlock", 1024)),
+        smem_alloc_unit=_smem_alloc_unit(cc),
     )
 
 
@@ -147,9 +157,11 @@ def occupancy(limits: DeviceLimits, threads: int, registers: int, smem_bytes: in
         by["registers"] = warps_by_regs // warps if per_warp * warps <= limits.regs_per_block else 0
     if smem_bytes > limits.smem_per_block_optin:
         by["shared memory"] = 0
+    elif smem_bytes:
+        per_block = _round_up(smem_bytes + limits.smem_reserved_per_block, limits.smem_alloc_unit)
+        by["shared memory"] = limits.smem_per_sm // per_block
     else:
-        by["shared memory"] = limits.smem_per_sm // (smem_bytes + limits.smem_reserved_per_block) \
-            if smem_bytes else limits.max_blocks_per_sm
+        by["shared memory"] = limits.max_blocks_per_sm
     limiter = min(by, key=lambda k: by[k])
     return {"blocks_per_sm": by[limiter], "limiter": limiter, "by": by}
 

@@ -6,8 +6,12 @@ reference every kernel is checked against), the compute capability, clocks, free
 course kernel checked against cuBLAS end to end. Each finding says in Korean (with the English term) what
 was found and, when something is missing, the one command that fixes it.
 
-Exit code: 0 when every check a GPU run needs passed, 1 otherwise (also on a machine without a GPU, where
-the book still works with recorded results).
+It also says whether a device profile (COURSE_DEVICE_PROFILE) is active, lists each level's configuration
+on this GPU (kernels/configs.py) with whether it fits, and which chapters will therefore run live.
+
+Exit code: 0 when every check a GPU run needs passed, and 0 on a machine without a GPU or driver too (the
+doctor informs there: the book works with recorded results, and `make doctor` must not fail); 1 when a GPU
+is present but something it needs is broken.
 """
 from __future__ import annotations
 
@@ -229,7 +233,8 @@ def check_compute_capability(state: dict) -> Finding:
     if (major, minor) >= (8, 0):
         return Finding(OK, f"{major}.{minor}: 모든 단계가 이 GPU의 명령으로 돕니다 (cp.async 포함)")
     if major >= 6:
-        return Finding(WARN, f"{major}.{minor}: 8.0 미만이라 Level 5는 cp.async 대신 동기 복사 폴백(fallback)으로 컴파일됩니다.",
+        return Finding(WARN, f"{major}.{minor}: 8.0 미만이라 Level 5와 6은 cp.async 대신 동기 복사 폴백(fallback)으로 "
+                             "컴파일됩니다.",
                        "cp.async를 직접 보려면 compute capability 8.0 이상(Ampere 이후) GPU에서 실행하세요")
     return Finding(WARN, f"{major}.{minor}: 강좌가 시험한 적 없는 오래된 GPU입니다.", "compute capability 7.0 이상 GPU를 권장합니다")
 
@@ -276,6 +281,73 @@ def check_course_kernel(state: dict) -> Finding:
     return Finding(OK, f"sgemm_naive 33×65×17을 cuBLAS와 비교: 상대 오차 {r.rel_error:.1e}")
 
 
+def check_profile(state: dict) -> Finding:
+    from kernels import devices
+
+    try:
+        profile = devices.profile_from_env()
+    except devices.UnknownDeviceError as err:
+        return Finding(FAIL, str(err), f"unset {devices.PROFILE_ENV} 또는 위의 이름 중 하나로 설정하세요")
+    if profile is None:
+        return Finding(OK, f"설정 없음({devices.PROFILE_ENV}): 커널은 이 GPU 자신의 구성으로 실행됩니다.")
+    state["profile"] = profile
+    how = " PTX(compute_75)로 컴파일해 cp.async 없는 경로로 실행합니다." if not profile.has_cp_async else ""
+    return Finding(WARN, f"{devices.PROFILE_ENV}={profile.name}: 커널을 {profile.title}의 구성(compute capability "
+                         f"{profile.cc_text})으로 실행합니다.{how} 잰 값은 '{profile.name}의 구성을 이 GPU에서 잰 "
+                         f"값'이며 {profile.name} 자신의 속도가 아닙니다.",
+                   f"이 GPU 자신의 구성으로 돌아가려면: unset {devices.PROFILE_ENV}")
+
+
+def module_kernels() -> dict[int, set[str]]:
+    """For each module (chapter), the registry kernels its cells launch: its own, the older kernels they
+    are timed beside (paired_with), and for module 10 every level's representative."""
+    from kernels import registry
+
+    out: dict[int, set[str]] = {}
+    for name, spec in registry.KERNELS.items():
+        out.setdefault(spec.chapter, set()).update({name, *spec.paired_with})
+    out.setdefault(10, set()).update(registry.LEVEL_REPRESENTATIVE.values())
+    return out
+
+
+def _config_lines(fits) -> list[str]:
+    from kernels import configs
+
+    lines = []
+    for f in fits:
+        shape = configs.config_text(f.spec)
+        status = "맞음" if f.fits else "맞지 않음: " + "; ".join(f.problems)
+        lines.append(f"  Level {f.spec.level} {f.spec.name}" + (f" ({shape})" if shape != "-" else "")
+                     + f": 공유 메모리 {f.smem_bytes:,} B / 한도 {f.device.smem_per_block_optin:,} B, "
+                       f"레지스터 {f.registers}, SM당 블록 {f.blocks_per_sm}개 — {status}")
+    return lines
+
+
+def check_configs(state: dict) -> Finding:
+    from kernels import configs, registry
+
+    shown = sorted(set(registry.LEVEL_REPRESENTATIVE.values()) | set(registry.configurable()),
+                   key=lambda n: (registry.get(n).level, n))
+    device = configs.active_limits()
+    fits = configs.fits_for(device, list(registry.KERNELS), configs.active_resources())
+    if configs.active_profile() is not None:   # the profile's configuration must also fit the real GPU
+        real = configs.current_limits()
+        fits = [f if not f.fits else configs.fit(f.spec, real, configs.runtime_resources(f.spec, real))
+                for f in fits]
+    by_name = {f.spec.name: f for f in fits}
+    lines = _config_lines([by_name[n] for n in shown])
+    live, recorded = [], []
+    for module, names in sorted(module_kernels().items()):
+        (live if all(by_name[n].fits for n in names) else recorded).append(module)
+    summary = (f"{device.title}의 구성. 실시간으로 실행되는 장(live): 모듈 {', '.join(map(str, live)) or '없음'}"
+               + (f"; 기록된 결과로 대신하는 장: 모듈 {', '.join(map(str, recorded))}" if recorded else ""))
+    state["live_modules"] = live
+    if recorded:
+        return Finding(WARN, "\n".join([summary, *lines]),
+                       "맞지 않는 커널은 실행하지 않고 기록된 결과를 보여 줍니다 (python -m kernels configs --device current)")
+    return Finding(OK, "\n".join([summary, *lines]))
+
+
 def check_tools(state: dict) -> Finding:
     found = [t for t in ("ncu", "compute-sanitizer") if shutil.which(t)]
     if len(found) == 2:
@@ -294,13 +366,15 @@ CHECKS = [
     ("runtime", "CUDA 런타임 (runtime)", check_runtime, ("device", "cupy")),
     ("nvrtc", "NVRTC (실행 중 컴파일, run-time compilation)", check_nvrtc, ("cupy",)),
     ("cublas", "cuBLAS (기준 행렬 곱)", check_cublas, ("cupy",)),
+    ("profile", "장치 프로필 (device profile)", check_profile, ()),
     ("cc", "compute capability", check_compute_capability, ("runtime",)),
     ("clocks", "클럭 (clocks)", check_clocks, ("runtime",)),
     ("memory", "GPU 메모리 (memory)", check_memory, ("runtime",)),
     ("kernel", "강좌 커널 (course kernel)", check_course_kernel, ("runtime", "nvrtc", "cublas")),
+    ("configs", "커널 구성 (configurations)", check_configs, ("runtime", "nvrtc", "profile")),
     ("tools", "프로파일·검사 도구 (tools)", check_tools, ()),
 ]
-REQUIRED = {"driver", "device", "cupy", "runtime", "nvrtc", "cublas", "kernel"}
+REQUIRED = {"driver", "device", "cupy", "runtime", "nvrtc", "cublas", "kernel", "profile"}
 
 
 def run_checks() -> list[tuple[str, Finding]]:
@@ -331,7 +405,7 @@ def verdict(results: list[tuple[str, Finding]]) -> tuple[bool, str]:
     first = failed[0]
     if first is results[0][1]:
         return False, ("GPU로 실행할 수 없습니다: NVIDIA 드라이버가 없습니다. 이 컴퓨터에서는 사이트(`make book`)와 "
-                       "노트북이 기록된 결과를 보여 줍니다.")
+                       "노트북이 모든 장(모듈 4–11)에서 기록된 결과를 보여 줍니다.")
     return False, f"GPU로 실행할 수 없습니다: {first.check} 점검이 실패했습니다. 아래 해결 방법을 먼저 실행하세요."
 
 
@@ -346,6 +420,17 @@ def report(results: list[tuple[str, Finding]]) -> str:
     return "\n".join(lines)
 
 
+def no_gpu(results: list[tuple[str, Finding]]) -> bool:
+    """True when the machine has no GPU to run on at all (no driver, or none visible): nothing to fix."""
+    status = dict((k, f.status) for k, f in results)
+    return status.get("driver") == FAIL or status.get("device") == FAIL
+
+
+def exit_code(results: list[tuple[str, Finding]]) -> int:
+    ok, _ = verdict(results)
+    return 0 if ok or no_gpu(results) else 1
+
+
 def main(as_json: bool = False) -> int:
     results = run_checks()
     ok, summary = verdict(results)
@@ -354,4 +439,4 @@ def main(as_json: bool = False) -> int:
                           "checks": [{"key": k, **asdict(f)} for k, f in results]}, ensure_ascii=False, indent=1))
     else:
         print(report(results))
-    return 0 if ok else 1
+    return exit_code(results)

@@ -11,3 +11,11 @@ class GPUUnavailableError(RuntimeError):
 
 class CompileError(RuntimeError):
     """NVRTC rejected a kernel source; the message carries the compiler log."""
+
+
+class DeviceLimitError(KernelInputError):
+    """A kernel's configuration needs more than the device gives (shared memory, threads, registers).
+
+    Raised before any launch, with the limit and the kernel named in Korean, instead of the raw CUDA error
+    the launch would give. Chapters catch it and show the recorded result with a note.
+    """

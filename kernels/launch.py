@@ -12,14 +12,17 @@ that path and why, without touching a GPU.
 
 What is really wrong (wrong dtype, mismatched shapes, C overlapping A or B, sizes past int32) is
 refused with KernelInputError: a Korean message (with the English term) that says what would work.
+A kernel whose configuration needs more than the GPU gives (shared memory per block, threads,
+registers) is refused with DeviceLimitError, a KernelInputError that names the limit and the kernel.
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 
 import numpy as np
 
-from kernels import compiler, registry
+from kernels import compiler, configs, registry
 from kernels.errors import KernelInputError
 
 INT32_MAX = 2**31 - 1
@@ -315,8 +318,12 @@ class Launch:
 
 
 def prepare(name: str, A, B, C=None, alpha: float = 1.0, beta: float = 0.0) -> Launch:
-    """Validate, allocate C (and staging buffers) if needed, compile: returns a Launch."""
-    spec = registry.get(name)
+    """Validate, allocate C (and staging buffers) if needed, compile: returns a Launch.
+
+    The launch shape is the active device's configuration (kernels/configs.py: this GPU's, or the one
+    COURSE_DEVICE_PROFILE names); one that exceeds the device raises DeviceLimitError before anything runs.
+    """
+    spec = configs.spec_for(name)
     p = plan(spec, Operand.of(A, "A"), Operand.of(B, "B"), Operand.of(C, "C") if C is not None else None,
              alpha, beta)
     import cupy
@@ -324,9 +331,13 @@ def prepare(name: str, A, B, C=None, alpha: float = 1.0, beta: float = 0.0) -> L
     need = (p.M * p.N if C is None else 0) + sum(s.rows * s.cols for s in p.staged)
     if need:
         _check_memory(need * FLOAT_BYTES, f"C와 정렬용 복사본(staging, {p.M}×{p.N})")
+    if spec.dispatch:   # tile, grid and companion kernels depend on the shape (Level 7: kernels/level7.py)
+        if C is None:
+            C = cupy.empty((p.M, p.N), dtype=cupy.float32)
+        return importlib.import_module(f"kernels.{spec.dispatch}").prepare_launch(name, p, A, B, C)
+    kernel = compiler.get_kernel(name)   # compiled and checked against the device before any allocation
     if C is None:
         C = cupy.empty((p.M, p.N), dtype=cupy.float32)
-    kernel = compiler.get_kernel(name)
     return Launch(name, p, kernel, A, B, C)
 
 

@@ -70,9 +70,40 @@ def copy_bandwidth_gbs(nbytes: int = 1 << 30, reps: int = 10) -> float:
     return 2 * nbytes / (t.median_ms * 1e6)
 
 
+def profile_label(device: str) -> dict:
+    """Under COURSE_DEVICE_PROFILE: what the numbers are (the profile's configuration timed on this GPU)."""
+    from kernels import configs
+
+    profile = configs.active_profile()
+    if profile is None:
+        return {}
+    return {
+        "device_profile": profile.name,
+        "label": f"configuration of device {profile.name} timed on an {device} (not the {profile.name}'s own speed)",
+        "label_ko": f"{profile.name}의 구성을 {device}에서 잰 값 ({profile.name} 자신의 속도가 아님)",
+    }
+
+
+def guard_book_record(path) -> None:
+    """Refuse to write the book's records (book/data) under COURSE_DEVICE_PROFILE: the book's numbers are
+    the recording GPU's own configuration. Profile runs go to their own files (device_profiles.json) or to
+    a path outside book/data."""
+    from kernels import configs
+    from kernels.errors import KernelInputError
+
+    profile = configs.active_profile()
+    target = Path(path).resolve()
+    if profile is None or target.parent != DATA_DIR.resolve() or target.name == "device_profiles.json":
+        return
+    raise KernelInputError(
+        f"장치 프로필(COURSE_DEVICE_PROFILE={profile.name})이 켜져 있어 책의 기록 파일({target.name})을 덮어쓰지 "
+        "않습니다. 프로필을 지우거나 --out으로 book/data 밖의 파일을 주세요."
+    )
+
+
 def provenance(command: str | None = None) -> dict:
     dev = info()
-    return {
+    return {**profile_label(dev["device"]),
         "device": dev["device"],
         "compute_capability": dev["compute_capability"],
         "driver": dev["driver"],
@@ -117,10 +148,12 @@ def gpu_state() -> str | None:
 
 
 def record(path: Path = BENCH_FILE, sizes=RECORD_SIZES, reps: int = 20, command: str | None = None) -> dict:
+    guard_book_record(path)
     spin_up()
     state_before = gpu_state()
-    rows = bench.bench(list(registry.KERNELS), sizes, reps=reps)
-    large = [name for name, spec in registry.KERNELS.items() if spec.level >= LARGE_MIN_LEVEL]
+    names = registry.benchmarked_kernels()
+    rows = bench.bench(list(names), sizes, reps=reps)
+    large = [name for name in names if registry.get(name).level >= LARGE_MIN_LEVEL]
     rows += bench.bench(large, [LARGE_SIZE], reps=reps)
     awkward = bench.bench(list(AWKWARD_KERNELS), list(AWKWARD_SHAPES), reps=reps)
     result = provenance(command)

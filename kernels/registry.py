@@ -20,7 +20,7 @@ class KernelSpec:
 
     name: str                      # extern "C" entry name, also the registry key
     file: str                      # .cu file under kernels/
-    level: int                     # course level 0..6
+    level: int                     # course level 0..7
     variant: str                   # short variant label
     title_ko: str                  # Korean description for tables
     block: tuple[int, int]         # (blockDim.x, blockDim.y)
@@ -39,6 +39,16 @@ class KernelSpec:
     awkward_shapes: bool = False   # also timed at record.AWKWARD_SHAPES (N or K not a multiple of 4)
     paired_with: tuple[str, ...] = ()   # older kernels it is timed against in direct alternation
     profiled: bool = True          # profiled by tools/profile_levels.py (Nsight Compute)
+    # A kernel whose shape follows the device (Levels 5 and 6): its family ("level5", "level6"), the whole
+    # configuration as sorted (knob, value) pairs, and the -D defines that differ from the .cu defaults
+    # (none for the shipped H100 configuration, so its source and SASS are exactly the file's).
+    family: str = ""
+    config: tuple = ()
+    defines: tuple = ()
+    benchmarked: bool = True       # timed by `python -m kernels record` (benchmarks.json)
+    # A module of kernels/ whose prepare_launch(name, plan, A, B, C) builds the launch, for a kernel whose
+    # tile, grid and companion kernels depend on the shape and the GPU (Level 7); None: the fields above.
+    dispatch: str | None = None
 
     @property
     def threads(self) -> int:
@@ -59,10 +69,15 @@ _BC = ("B", "C")         # A through 4-byte copies, B and C through float4
 
 # Level 5's ring and Level 6's shape, as tools/tune_async.py and tools/tune_level6.py chose them on
 # the H100 (book/data/async_tuning.json, book/data/level6_tuning.json). The .cu files carry the same
-# values as their macro defaults (a CPU test checks both).
+# values as their macro defaults (a CPU test checks both). Other GPUs get theirs from kernels/configs.py,
+# and `configured(name, cfg)` below turns any configuration into the kernel's launch shape.
 LEVEL5 = {"BK": 32, "STAGES": 2, "EARLY_BARRIER": 0}
 LEVEL6 = {"BM": 128, "BN": 256, "BK": 32, "WM": 64, "WN": 64, "TM": 8, "TN": 16, "STAGES": 4, "GROUP": 8,
           "FRAG_PREFETCH": 1, "ROLL": 0, "LANE_ORDER": 0, "SPREAD": 0, "MIN_BLOCKS": 1}
+LEVEL5_MIN_BLOCKS = 2   # __launch_bounds__(256, L5_MIN_BLOCKS): Level 5 is built for two resident blocks
+# The knobs of each family and the prefix of their macros (L5_BK, L6_STAGES, ...).
+FAMILY_DEFAULTS = {"level5": LEVEL5, "level6": LEVEL6}
+MACRO_PREFIX = {"level5": "L5_", "level6": "L6_"}
 
 
 def level5_smem(cfg: dict) -> int:
@@ -77,6 +92,45 @@ def level6_threads(cfg: dict) -> int:
 def level6_smem(cfg: dict) -> int:
     """Dynamic shared memory of one block: STAGES x BK x (BM + 4 + BN) floats."""
     return cfg["STAGES"] * cfg["BK"] * (cfg["BM"] + 4 + cfg["BN"]) * _FLOAT
+
+
+def config_defines(family: str, cfg: dict) -> dict:
+    """The -D defines that turn the .cu defaults (the H100 configuration) into `cfg`."""
+    defaults = FAMILY_DEFAULTS[family]
+    unknown = set(cfg) - set(defaults)
+    if unknown:
+        raise ValueError(f"{family}: unknown knobs {sorted(unknown)}")
+    return {MACRO_PREFIX[family] + k: v for k, v in sorted(cfg.items()) if defaults[k] != v}
+
+
+def ring_text(cfg: dict) -> str:
+    """A configuration's ring as a learner reads it, e.g. "BK 32, 2단계"."""
+    return f"BK {cfg['BK']}, {cfg['STAGES']}단계"
+
+
+def _level5_spec(name: str, cfg: dict) -> KernelSpec:
+    cfg = {**LEVEL5, **cfg}
+    vec16 = name == "sgemm_async_copy_vec"
+    title = (f"cp.async A 4바이트 + B 16바이트, {ring_text(cfg)}" if vec16
+             else f"cp.async 4바이트(A·B), {ring_text(cfg)}")
+    return KernelSpec(name, "sgemm_async_copy.cu", 5, "cp.async-16B" if vec16 else "cp.async-4B", title,
+                      (16, 16), _RB_TILE, vec4=_BC if vec16 else ("C",), async_copy=True,
+                      dynamic_smem=level5_smem(cfg), chapter=9, awkward_shapes=vec16,
+                      paired_with=("sgemm_double_buffer",), family="level5", config=tuple(sorted(cfg.items())),
+                      defines=tuple(config_defines("level5", cfg).items()))
+
+
+def _level6_spec(name: str, cfg: dict) -> KernelSpec:
+    cfg = {**LEVEL6, **cfg}
+    return KernelSpec(name, "sgemm_warp_tiling.cu", 6, "warp-tiling",
+                      f"워프 타일링 {cfg['BM']}×{cfg['BN']} 블록, {cfg['TM']}×{cfg['TN']} 스레드 타일, {ring_text(cfg)}",
+                      (level6_threads(cfg), 1), (cfg["BM"], cfg["BN"]), vec4=_BC, async_copy=True,
+                      dynamic_smem=level6_smem(cfg), chapter=11, awkward_shapes=True,
+                      paired_with=("sgemm_async_copy_vec",), family="level6", config=tuple(sorted(cfg.items())),
+                      defines=tuple(config_defines("level6", cfg).items()))
+
+
+_BUILDERS = {"level5": _level5_spec, "level6": _level6_spec}
 
 KERNELS: dict[str, KernelSpec] = {}
 
@@ -119,19 +173,18 @@ _add(KernelSpec("sgemm_register_blocking_padded", "sgemm_register_blocking.cu", 
 _add(KernelSpec("sgemm_double_buffer", "sgemm_double_buffer.cu", 4, "double-buffer",
                 "더블 버퍼링(레지스터 프리페치)", (16, 16), _RB_TILE, vec4=_ABC,
                 static_smem=2 * 2 * 8 * 128 * _FLOAT, chapter=8, awkward_shapes=True))
-_L5_RING = f"BK {LEVEL5['BK']}, {LEVEL5['STAGES']}단계"
-_add(KernelSpec("sgemm_async_copy", "sgemm_async_copy.cu", 5, "cp.async-4B",
-                f"cp.async 4바이트(A·B), {_L5_RING}", (16, 16), _RB_TILE, vec4=("C",), async_copy=True,
-                dynamic_smem=level5_smem(LEVEL5), chapter=9, paired_with=("sgemm_double_buffer",)))
-_add(KernelSpec("sgemm_async_copy_vec", "sgemm_async_copy.cu", 5, "cp.async-16B",
-                f"cp.async A 4바이트 + B 16바이트, {_L5_RING}", (16, 16), _RB_TILE, vec4=_BC, async_copy=True,
-                dynamic_smem=level5_smem(LEVEL5), chapter=9, awkward_shapes=True,
-                paired_with=("sgemm_double_buffer",)))
-_add(KernelSpec("sgemm_warp_tiling", "sgemm_warp_tiling.cu", 6, "warp-tiling",
-                f"워프 타일링 {LEVEL6['BM']}×{LEVEL6['BN']} 블록, {LEVEL6['TM']}×{LEVEL6['TN']} 스레드 타일",
-                (level6_threads(LEVEL6), 1), (LEVEL6["BM"], LEVEL6["BN"]), vec4=_BC, async_copy=True,
-                dynamic_smem=level6_smem(LEVEL6), chapter=11, awkward_shapes=True,
-                paired_with=("sgemm_async_copy_vec",)))
+_add(_level5_spec("sgemm_async_copy", LEVEL5))
+_add(_level5_spec("sgemm_async_copy_vec", LEVEL5))
+_add(_level6_spec("sgemm_warp_tiling", LEVEL6))
+
+# Level 7 (module 12): Level 6's code with compile-time tile knobs, split-K and predicated edges. The file's
+# defaults are Level 6's tile and ring; kernels/level7.py compiles the form each shape needs and launches it
+# with its own grid (dispatch), and tools/record_shapes.py records it (book/data/shapes.json).
+LEVEL7_DEFAULT = {"BM": 128, "BN": 256, "BK": 32, "STAGES": 4}
+_add(KernelSpec("sgemm_shape_aware", "sgemm_shape_aware.cu", 7, "shape-aware",
+                "모양에 맞춘 타일·split-K 선택(shape-aware)", (256, 1), (LEVEL7_DEFAULT["BM"], LEVEL7_DEFAULT["BN"]),
+                async_copy=True, dynamic_smem=level6_smem(LEVEL7_DEFAULT), chapter=12, profiled=False,
+                benchmarked=False, dispatch="level7"))
 
 # The kernel that stands for each level in level-to-level comparisons.
 LEVEL_REPRESENTATIVE = {
@@ -162,6 +215,11 @@ def profiled_kernels() -> tuple[str, ...]:
     return tuple(name for name, spec in KERNELS.items() if spec.profiled)
 
 
+def benchmarked_kernels() -> tuple[str, ...]:
+    """Kernels `python -m kernels record` times into benchmarks.json (KernelSpec.benchmarked)."""
+    return tuple(name for name, spec in KERNELS.items() if spec.benchmarked)
+
+
 def get(name: str) -> KernelSpec:
     """Look a kernel up by name, with a helpful error listing the known names."""
     from kernels.errors import KernelInputError
@@ -173,6 +231,24 @@ def get(name: str) -> KernelSpec:
         raise KernelInputError(
             f"알 수 없는 커널 이름(kernel name)입니다: {name!r}. 사용할 수 있는 이름: {known}"
         ) from None
+
+
+def configurable() -> dict[str, str]:
+    """Kernels whose configuration follows the device, with their family."""
+    return {name: spec.family for name, spec in KERNELS.items() if spec.family}
+
+
+def configured(name: str, cfg: dict) -> KernelSpec:
+    """The registry's kernel `name` with configuration `cfg` (knobs left out keep the H100 values).
+
+    For a kernel with no configuration (every level but 5 and 6) only an empty `cfg` is accepted.
+    """
+    spec = get(name)
+    if not spec.family:
+        if cfg:
+            raise ValueError(f"{name} has no configuration to change")
+        return spec
+    return _BUILDERS[spec.family](name, cfg)
 
 
 def files() -> list[str]:
@@ -201,7 +277,9 @@ def compulsory_intensity(M: int, N: int, K: int) -> float:
 
 
 __all__ = [
-    "KernelSpec", "KERNELS", "LEVEL_REPRESENTATIVE", "STATIC_SMEM_LIMIT", "LEVEL5", "LEVEL6", "level5_smem",
-    "level6_threads", "level6_smem",
-    "get", "files", "awkward_kernels", "pairs", "profiled_kernels", "flops", "min_bytes", "compulsory_intensity",
+    "KernelSpec", "KERNELS", "LEVEL_REPRESENTATIVE", "STATIC_SMEM_LIMIT", "LEVEL5", "LEVEL6", "LEVEL5_MIN_BLOCKS",
+    "FAMILY_DEFAULTS", "MACRO_PREFIX", "level5_smem", "level6_threads", "level6_smem", "config_defines", "ring_text",
+    "configurable", "configured", "LEVEL7_DEFAULT",
+    "get", "files", "awkward_kernels", "pairs", "profiled_kernels", "benchmarked_kernels", "flops", "min_bytes",
+    "compulsory_intensity",
 ]

@@ -7,6 +7,7 @@ about: 128-bit global loads, LDGSTS, spills, FFMA counts, shared-load widths.
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import re
 import shutil
@@ -50,7 +51,30 @@ def _glob(pattern: str) -> list[str]:
     return glob.glob(pattern)
 
 
+@functools.lru_cache(maxsize=1)
+def _tool_identity() -> str:
+    """cuobjdump and nvdisasm, by size: part of the disk cache's key (another version, another listing)."""
+    folder = tool_dir()
+    return " ".join(str(os.path.getsize(os.path.join(folder, t))) for t in ("cuobjdump", "nvdisasm"))
+
+
 def _cuobjdump(args: list[str], cubin: bytes) -> str:
+    """cuobjdump's output for a cubin, kept in the compiler's disk cache (disassembling a large kernel takes
+    seconds, and chapters, facts and tests ask for the same listings in many processes)."""
+    from kernels.compiler import _store, cache_dir
+
+    folder = cache_dir()
+    key = hashlib.sha256(b"\0".join([" ".join(args).encode(), _tool_identity().encode(), cubin])).hexdigest()
+    path = folder / "cuobjdump" / f"{key}.txt" if folder else None
+    if path is not None and path.exists():
+        return path.read_text(encoding="utf-8")
+    text = _run_cuobjdump(args, cubin)
+    if path is not None:
+        _store(path, text.encode("utf-8"))
+    return text
+
+
+def _run_cuobjdump(args: list[str], cubin: bytes) -> str:
     folder = tool_dir()
     with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as fh:
         fh.write(cubin)

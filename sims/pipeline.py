@@ -21,7 +21,7 @@ import math
 import numbers
 from dataclasses import dataclass
 
-from course.korean import with_particle
+from korean_text import with_particle
 from sims._common import (
     SimInputError,
     describe_controls,

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from course.korean import with_particle
+from korean_text import with_particle
 from sims._common import (
     SimInputError,
     error_figure,

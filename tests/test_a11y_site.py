@@ -26,7 +26,8 @@ import pytest
 
 from course.bank import load_bank
 from course.settings import load_settings
-from site_probes import UNGATED, all_pages, axe_violations, figure_layout_problems, open_page, survey_site
+from site_probes import (UNGATED, all_pages, axe_violations, figure_layout_problems, is_redirect_stub, open_page,
+                         survey_site)
 
 pytestmark = pytest.mark.browser
 
@@ -47,6 +48,13 @@ FOCUS = """() => { const e = document.activeElement; if (!e || e === document.bo
 NO_POINTER = """window.__pointerEvents = 0;
   ['pointerdown', 'mousedown', 'click'].forEach(t => window.addEventListener(t, e => {
     if (e.isTrusted && (e.type !== 'click' || e.detail > 0)) window.__pointerEvents += 1; }, true));"""
+
+
+def test_the_redirect_stub_leads_to_a_real_page(site_dir):
+    stubs = [p for p in site_dir.rglob("*.html") if "_static" not in p.parts and is_redirect_stub(p)]
+    assert stubs == [site_dir / "index.html"]
+    target = re.search(r'url=([^"\s]+)', stubs[0].read_text(encoding="utf-8")).group(1)
+    assert (site_dir / target).is_file() and not is_redirect_stub(site_dir / target)
 
 
 @pytest.fixture(scope="module")

@@ -56,7 +56,7 @@ def test_fixture_bank_loads_into_dataclasses():
 
 def test_digest_changes_with_content(tmp_path, valid_data):
     first = load_bank_file(write_bank(tmp_path, valid_data)).digest
-    question(valid_data, "m06-q03")["answer"]["value"] = 4096
+    question(valid_data, "m06-q03")["explanation"] += "\n덧붙인 줄."
     assert load_bank_file(write_bank(tmp_path, valid_data)).digest != first
 
 
@@ -138,7 +138,7 @@ BROKEN = [
     ("id of another module", lambda d: question(d, "m06-q01").update(id="m07-q01"), ["m07-q01", "m06-"]),
     ("duplicate id", _duplicate_id, ["m06-q01", "같은 id"]),
     ("seven questions", _drop_question, ["questions", "8개", "현재 7개"]),
-    ("module out of range", lambda d: d.update(module=12), ["module", "4에서 11"]),
+    ("module out of range", lambda d: d.update(module=12), ["module", "강좌의 모듈 번호"]),
     ("title missing", lambda d: d.pop("title"), ["title"]),
     ("unknown top-level key", lambda d: d.update(extra=1), ["extra"]),
     ("all of the above", lambda d: question(d, "m06-q01")["choices"][3].update(text="위의 보기 모두"),
@@ -214,7 +214,7 @@ def test_banks_dir_env_variable(monkeypatch):
 
 # ---------------------------------------------------------------- the real banks (written in parallel)
 
-@pytest.mark.parametrize("module", bank_mod.MODULE_RANGE)
+@pytest.mark.parametrize("module", bank_mod.course_modules())
 def test_real_bank_is_valid(module):
     path = REAL_BANKS / f"m{module:02d}.yaml"
     if not path.exists():
@@ -303,3 +303,99 @@ def test_validate_reports_balance_and_fails_when_unbalanced(tmp_path, valid_data
     assert "치우침 (unbalanced)" in captured.err
     assert main(["validate"]) == 0                                      # the real banks
     assert "balance ok" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- checkpoint variants
+
+def _variant(data):
+    return question(data, "m06-q03")["variant"]
+
+
+VARIANT_BROKEN = [
+    ("key not a formula", lambda d: _variant(d).update(key="__import__('os').system('x')"), ["variant.key", "쓸 수 없는"]),
+    ("key with an unknown name", lambda d: _variant(d).update(key="2 * T * S * 4"), ["정의하지 않은 이름", "S"]),
+    ("key with power", lambda d: _variant(d).update(key="2 * T ** 2 * 4"), ["variant.key"]),
+    ("key wrong at the base", lambda d: _variant(d).update(key="T * T * 4"), ["기본값으로 계산한 정답", "8192"]),
+    ("division by zero", lambda d: _variant(d).update(key="8192 * 32 / (T - 8) / 32 * (32 - 8) / 32"), ["유한한 수"]),
+    ("base not among values", lambda d: _variant(d)["params"][0].update(base=48), ["base", "48"]),
+    ("one value only", lambda d: _variant(d)["params"][0].update(values=[32], base=32), ["values", "2~50"]),
+    ("value not a number", lambda d: _variant(d)["params"][0].update(values=[8, "16", 32]), ["values"]),
+    ("placeholder without a parameter", lambda d: question(d, "m06-q03").update(
+        prompt="한 변이 {{T}}이고 {{U}}인 타일"), ["{{이름}}", "U"]),
+    ("parameter without a placeholder", lambda d: question(d, "m06-q03").update(prompt="한 변이 32인 타일"),
+     ["{{이름}}", "T"]),
+    ("unknown particle", lambda d: question(d, "m06-q03").update(prompt="한 변이 {{T|의}} 타일"), ["조사"]),
+    ("unknown field", lambda d: _variant(d).update(note="x"), ["variant", "params와 key"]),
+    ("too many combinations", lambda d: _variant(d)["params"].extend(
+        {"name": n, "values": list(range(1, 40)), "base": 1} for n in ("U", "V")), ["조합"]),
+]
+
+
+@pytest.mark.parametrize("description,mutate,fragments", VARIANT_BROKEN, ids=[b[0] for b in VARIANT_BROKEN])
+def test_each_variant_rule_is_enforced_with_a_korean_message(valid_data, description, mutate, fragments):
+    mutate(valid_data)
+    problems = validate_bank_data(valid_data, "m06.yaml")
+    text = "\n".join(problems)
+    assert problems and all(f in text for f in fragments), (description, problems)
+    assert "m06-q03" in text
+
+
+def test_a_variant_renders_the_base_question_as_written():
+    for module, qid, words in ((6, "m06-q03", ["BK = 32로", "`As[32][32]`"]), (9, "m09-q03", ["96개", "256 스레드"])):
+        q = load_bank(module, REAL_BANKS).question(qid)
+        assert q.variant is not None and "{{" not in q.prompt and all(w in q.prompt for w in words)
+        view = next(x for x in student_view(load_bank(module, REAL_BANKS))["questions"] if x["id"] == qid)
+        assert view["prompt"] == q.prompt and "variant" not in view           # forms show the base question
+        key = next(x for x in answer_key(load_bank(module, REAL_BANKS))["questions"] if x["id"] == qid)
+        assert key["variant"]["key"] == q.variant.key                        # the key tells instructors the rule
+
+
+def test_every_variant_of_the_real_checkpoints_is_sound():
+    from course.variants import evaluate, render_template
+    for module in (6, 9):
+        for q in load_bank(module, REAL_BANKS).questions:
+            if q.variant is None:
+                continue
+            combos = q.variant.combinations()
+            assert len(combos) >= 3, q.id                                    # there is something to draw
+            for params in combos:
+                value = evaluate(q.variant.tree, params)
+                assert value > 0 and value == value, (q.id, params)
+                assert "{{" not in render_template(q.variant.template, params)
+
+
+def test_formula_parser_and_evaluator():
+    from course.variants import FormulaError, evaluate, parse_formula
+    assert evaluate(parse_formula("2 * T * T * 4"), {"T": 16}) == 2048
+    assert evaluate(parse_formula("-(a - b) / 4 + max(a, b, 7) - floor(2.5) + ceil(0.1)"), {"a": 3, "b": 5}) == 6.5
+    assert evaluate(parse_formula("1 - 2 - 3"), {}) == -4 and evaluate(parse_formula("8 / 4 / 2"), {}) == 1
+    for bad in ("", "1 +", "2 ** 3", "open('x')", "a[0]", "1; 2", "min()", "floor(1, 2)", "lambda: 1"):
+        with pytest.raises(FormulaError):
+            parse_formula(bad)
+
+
+# --------------------------------------------------------------------------- multiple-answer key balance
+
+def multiple(qid, keys, n=5):
+    return {"id": qid, "type": "multiple", "choices": [
+        {"id": "abcdef"[i], "text": "가나다", "correct": i in keys} for i in range(n)]}
+
+
+def test_no_position_may_be_a_key_in_more_than_half_of_the_multiple_answer_questions():
+    from course.bank import MAX_MULTIPLE_POSITION_SHARE
+    assert MAX_MULTIPLE_POSITION_SHARE == 0.5
+    half = [multiple(f"m06-q{i + 1:02d}", {4, i % 4}) for i in range(10)]
+    for q in half[5:]:
+        q["choices"][4]["correct"], q["choices"][(int(q["id"][-2:]) + 1) % 4]["correct"] = False, True
+    assert balance_of(half).top_multiple_share == 0.5 and balance_of(half).problems() == []
+    half[5]["choices"][4]["correct"] = True                              # e keyed in 6 of 10
+    problems = balance_of(half).problems()
+    assert len(problems) == 1 and "e 자리" in problems[0] and "6문항" in problems[0] and "50%" in problems[0]
+
+
+def test_real_multiple_answer_keys_are_spread():
+    overall = None
+    for bank in load_all_banks(REAL_BANKS).values():
+        balance = choice_balance(bank)
+        overall = balance if overall is None else overall.merged(balance, "전체")
+    assert overall.multiple >= 10 and overall.top_multiple_share <= 0.5

@@ -1,4 +1,4 @@
-"""Kernel exercises and their checker, without a GPU (course.exercise).
+"""Kernel exercises and their checker, without a GPU (course.autograder).
 
 The course's exercises: schema, files, coverage of modules and diagnoses; every starter and solution
 compiles through NVRTC and every solution keeps its SASS rules; the chapters hold each starter
@@ -20,17 +20,19 @@ from pathlib import Path
 
 import pytest
 
-from course.exercise import cases, gpu, spec as specs, static
-from course.exercise.checker import check_source
-from course.exercise.learner import ExerciseInputError, decode_source, read_source_file
-from course.exercise.verdict import CHECKS, CheckResult, Verdict, verdict_table_html
+from course.autograder import cases, gpu, spec as specs, static
+from course.autograder.checker import check_source
+from course.autograder.learner import ExerciseInputError, decode_source, read_source_file
+from course.autograder.verdict import CHECKS, CheckResult, Verdict, verdict_table_html
+
+from course import syllabus  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 RECORD = REPO / "book" / "data" / "exercises.json"
 EXERCISES = specs.load_all()
 BY_ID = {s.id: s for s in EXERCISES}
-CHAPTERS = {4: "m04_naive", 5: "m05_coalescing", 6: "m06_tiling", 7: "m07_register_blocking", 8: "m08_double_buffer",
-            9: "m09_async_copy"}
+# Modules with kernel exercises, and their chapters (course/syllabus.py declares both).
+CHAPTERS = {m.number: m.page for m in syllabus.load() if m.exercises}
 
 
 @pytest.fixture(autouse=True)
@@ -105,7 +107,8 @@ def test_wrong_sass_attempts_fail_their_rule_on_the_cpu(exercise_id):
         pytest.skip("NVRTC 또는 cuobjdump가 없습니다")
     s = BY_ID[exercise_id]
     for w in s.wrong_attempts:
-        if w.diagnosis in ("local_memory", "missing_instruction", "too_many_registers", "compile_error"):
+        if w.diagnosis in ("local_memory", "missing_instruction", "too_many_registers", "compile_error",
+                           "wrong_signature"):
             verdict = check_source(s, read_source_file(s.folder / w.file), w.file)
             assert verdict.diagnosis == w.diagnosis, verdict.text()
 
@@ -204,6 +207,59 @@ def test_utf8_with_bom_is_accepted():
     assert decode_source('\ufeff__global__ void f() {}'.encode("utf-8")).startswith("__global__")
 
 
+@pytest.mark.parametrize("raw", [
+    "__global__ void f() {}\n".encode("utf-16"),                   # with its byte-order mark
+    "__global__ void f() {}\n".encode("utf-16-le"),                # without one
+    "__global__ void f() {}\n".encode("utf-16-be"),
+])
+def test_a_utf16_file_is_told_to_be_saved_as_utf8(raw):
+    with pytest.raises(ExerciseInputError) as err:
+        decode_source(raw, "kernel.cu")
+    assert err.value.kind == "utf16" and "UTF-8로" in str(err.value) and "바이너리" not in str(err.value)
+
+
+def test_a_global_only_inside_a_comment_is_not_cuda():
+    for text in ("// __global__ void f() {}\nint x;\n", "/* extern \"C\" __global__ void f()\n*/ int y;\n",
+                 "int a; // line one \\\n __global__ continued comment\n"):
+        with pytest.raises(ExerciseInputError) as err:
+            decode_source(text.encode("utf-8"), "k.cu")
+        assert err.value.kind == "not_cuda", text
+    assert "주석 안에만" in str(err.value)
+    assert decode_source(b'const char* s = "//"; __global__ void f() {}').startswith("const")
+
+
+@pytest.mark.parametrize("line", [
+    '#include "/etc/passwd"', "#include </etc/shadow>", '#  include "../../secret.h"', "#include SNEAKY_HEADER",
+    '%:include "/etc/passwd"', '#include_next <stdio.h>', '#import "x.h"', '#embed "/etc/passwd"',
+    "#include <cuda_fp16.h>", '#if __has_include("/etc/passwd")\n#endif',
+])
+def test_includes_outside_the_course_headers_are_refused_before_nvrtc(line):
+    text = f"{line}\n__global__ void f() {{}}\n"
+    with pytest.raises(ExerciseInputError) as err:
+        decode_source(text.encode("utf-8"), "k.cu")
+    assert err.value.kind == "forbidden_include"
+    assert "sgemm_common.cuh" in str(err.value) or "__has_include" in line
+
+
+def test_the_course_header_is_pasted_in_and_nothing_else_is_opened():
+    from course.autograder.learner import course_headers, expand_includes
+
+    text = '// #include "/etc/passwd" in a comment is fine\n#include "sgemm_common.cuh"\n__global__ void f() {}\n'
+    assert decode_source(text.encode("utf-8"), "k.cu") == text
+    expanded = expand_includes(text, "k.cu")
+    assert "#include \"sgemm_common.cuh\"" not in expanded and "blend_output" in expanded
+    assert '#line 1 "sgemm_common.cuh"' in expanded and '#line 3 "k.cu"' in expanded
+    assert set(course_headers()) == {"sgemm_common.cuh"}
+
+
+def test_a_korean_file_name_is_shown_as_written(tmp_path):
+    from course.autograder.learner import display_name, program_name
+
+    assert display_name("제출/홍길동_커널.cu") == "홍길동_커널.cu"
+    assert program_name("홍길동_커널.cu").isascii()                # what NVRTC and #line get
+    assert display_name("a\x1b[2Kb.cu") == "a\\x1b[2Kb.cu"       # a terminal escape made visible
+
+
 # ----------------------------------------------------------------------------- compile and SASS
 
 @needs_compiler
@@ -233,6 +289,91 @@ def test_missing_entry_and_missing_extern_c():
     assert "진입점(entry)" in message and "sgemm" in message
 
 
+SIGNATURE_OK = ('extern "C" __global__ void my_sgemm(const float* A, const float* B, float* C, int M, int N, int K,'
+                " int lda, int ldb, int ldc, float alpha, float beta) { C[0] = A[0] * B[0]; }\n")
+
+
+@needs_compiler
+@pytest.mark.parametrize("params,fragment", [
+    ("const float* A, const float* B, float* C, int M, int N, int K, float alpha, float beta", "8개"),
+    ("const float* A, const float* B, float* C, int M, int N, int K, int lda, int ldb, int ldc, double alpha, "
+     "double beta", "float여야"),
+    ("const double* A, const double* B, double* C, int M, int N, int K, int lda, int ldb, int ldc, float alpha, "
+     "float beta", "double"),
+    ("float* C, const float* A, const float* B, int M, int N, int K, int lda, int ldb, int ldc, float alpha, "
+     "float beta", None),                               # pointers in another order: same ABI, the values catch it
+])
+def test_a_wrong_parameter_list_is_named_before_anything_runs(params, fragment):
+    s = EXERCISES[0]
+    source = f'extern "C" __global__ void my_sgemm({params}) {{ }}\n'
+    verdict = check_source(s, source, "mine.cu")
+    if fragment is None:
+        assert verdict.result("compile").status == "pass"
+        return
+    compiled = verdict.result("compile")
+    assert compiled.diagnosis == "wrong_signature" and verdict.diagnosis == "wrong_signature"
+    assert fragment in compiled.message_ko and "매개변수 목록" in compiled.message_ko
+    assert "out of bounds" not in verdict.text()
+
+
+@needs_compiler
+def test_a_signature_written_with_the_course_macro_is_accepted():
+    source = '#include "sgemm_common.cuh"\nextern "C" __global__ void my_sgemm(SGEMM_ARGS) { C[0] = A[0]; }\n'
+    verdict = check_source(EXERCISES[0], source, "macro.cu")
+    assert verdict.result("compile").status == "pass", verdict.text()
+
+
+@needs_compiler
+def test_operand_rules_name_the_operand_a_wide_load_must_serve():
+    from course.autograder import ptx
+
+    s = BY_ID["m05-e2"]
+    assert s.operand_rules == (("LDG.E.128", ("A", "B")),)
+    only_c = check_source(s, read_source_file(s.folder / "wrong_float4_only_c.cu"), "c.cu").result("sass")
+    assert only_c.diagnosis == "missing_instruction" and "A 읽기, B 읽기에 쓰이지 않았습니다" in only_c.message_ko
+    assert only_c.details["operand_uses"]["LDG.E.128"] == ["C"]
+    solution = ptx.operand_uses(ptx.compile_ptx(read_source_file(s.solution), "s.cu"), s.entry)
+    assert {"A", "B"} <= solution["LDG.E.128"] and solution["STG.E.128"] == {"C"}
+    async_copies = ptx.operand_uses(ptx.compile_ptx(read_source_file(BY_ID["m09-e1"].solution), "s.cu"), "my_sgemm")
+    assert async_copies["LDGSTS"] == {"A", "B"}
+
+
+def test_the_data_flow_follows_pointers_through_helpers_and_loops():
+    from course.autograder import ptx
+
+    text = """
+.visible .func (.param .b64 func_retval0) _Z5shiftPKf(.param .b64 _Z5shiftPKf_param_0)
+{
+	.reg .b64 %rd<3>;
+	ld.param.u64 %rd1, [_Z5shiftPKf_param_0];
+	add.s64 %rd2, %rd1, 16;
+	st.param.b64 [func_retval0+0], %rd2;
+	ret;
+}
+.visible .entry k(.param .u64 k_param_0, .param .u64 k_param_1, .param .u64 k_param_2)
+{
+	.reg .f32 %f<9>;
+	.reg .b64 %rd<12>;
+	ld.param.u64 %rd1, [k_param_0];
+	ld.param.u64 %rd2, [k_param_1];
+	ld.param.u64 %rd3, [k_param_2];
+	{ .param .b64 param0; st.param.b64 [param0+0], %rd2; .param .b64 retval0;
+	call.uni (retval0), _Z5shiftPKf, (param0); ld.param.b64 %rd5, [retval0+0]; }
+$L__BB0_1:
+	ld.global.nc.v4.f32 {%f1, %f2, %f3, %f4}, [%rd5];
+	add.s64 %rd5, %rd5, 64;
+	@%p1 bra $L__BB0_1;
+	ld.global.f32 %f5, [%rd1];
+	st.global.v4.f32 [%rd3], {%f1, %f2, %f3, %f4};
+	ret;
+}
+"""
+    uses = ptx.operand_uses(text, "k")
+    assert uses == {"LDG.E.128": {"B"}, "STG.E.128": {"C"}, "LDGSTS": set()}
+    assert ptx.entry_params(text, "k") == ["pointer", "pointer", "pointer"]
+    assert ptx.operand_uses(text, "missing") is None
+
+
 @pytest.mark.parametrize("rule,opcode,matches", [
     ("LDL", "LDL", True), ("LDL", "LDL.64", True), ("LDL", "LDG.E", False),
     ("LDG.E.128", "LDG.E.128", True), ("LDG.E.128", "LDG.E.128.CONSTANT", True), ("LDG.E.128", "LDG.E", False),
@@ -258,34 +399,87 @@ def test_sass_check_names_each_rule(tmp_path):
     assert result.status == "fail" and "local_memory" in result.details["diagnoses"]
 
 
-# ----------------------------------------------------------------------------- shapes
+# ----------------------------------------------------------------------------- shapes and seeds
 
 @pytest.mark.parametrize("exercise_id", sorted(BY_ID))
 def test_shapes_honour_the_exercise_constraints(exercise_id):
     s = BY_ID[exercise_id]
-    plan = cases.correctness_cases(s)
-    assert plan == cases.correctness_cases(s)   # seeded: the same every run
-    assert len(plan) >= 10
-    for c in plan + cases.hazard_cases(s) + cases.differential_cases(s):
+    plan = cases.correctness_cases(s, seed=7)
+    assert plan == cases.correctness_cases(s, seed=7)   # seeded: the same list for the same seed
+    assert len(plan) >= 12
+    everything = plan + cases.hazard_cases(s, 7) + cases.differential_cases(s, 7) + [cases.speed_case(s)]
+    for c in everything:
         assert all(v % s.multiple_of[d] == 0 and v >= 1 for d, v in zip("MNK", (c.M, c.N, c.K)))
         if s.aligned16:
-            assert c.pad % 4 == 0
+            assert all(ld % 4 == 0 for ld in cases.leading_dims(s, c))
     assert any(c.beta == 0.0 for c in plan[:3]) and any(c.beta != 0.0 for c in plan)
-    assert any(c.pad for c in plan) and any(c.edge for c in plan) and any(not c.edge for c in plan)
-    assert all(v % s.multiple_of[d] == 0 for d, v in zip("MNK", cases.speed_shape(s)))
+    assert any(c.edge for c in plan) and any(not c.edge for c in plan)
 
 
-# ----------------------------------------------------------------------------- subprocess and sanitizer
+@pytest.mark.parametrize("exercise_id", sorted(BY_ID))
+def test_every_stage_gives_b_and_c_different_row_strides(exercise_id):
+    """A kernel that indexes C with ldb (or A with ldb ...) fails: padded rows everywhere, all three lds apart."""
+    s = BY_ID[exercise_id]
+    for seed in (0, 1, 12345):
+        plan = cases.correctness_cases(s, seed)
+        padded = [c for c in plan if c.padded]
+        assert len(padded) >= len(plan) - 1                       # one tight case (ld = width) at most
+        for stage in (padded, cases.hazard_cases(s, seed), cases.differential_cases(s, seed), [cases.speed_case(s)]):
+            for c in stage:
+                lda, ldb, ldc = cases.leading_dims(s, c)
+                assert ldb != ldc and (ldb > c.N or ldc > c.N), (exercise_id, c)
+        fixed = [c for c in padded if not c.drawn]
+        # both orders among the fixed cases: a swapped stride writes past a row in one, short of it in the other
+        assert any(c.pad_b > c.pad_c for c in fixed) and any(c.pad_b < c.pad_c for c in fixed)
 
-def _sleeper(*events) -> tuple:
-    """A stand-in worker: prints the given events, then never ends (its extra arguments are ignored)."""
-    lines = "".join(f"print(json.dumps({e!r}), flush=True); " for e in events)
-    return (sys.executable, "-c", f"import json, time; {lines}time.sleep(120)")
+
+@pytest.mark.parametrize("exercise_id", sorted(BY_ID))
+def test_whole_tile_cases_exercise_the_product(exercise_id):
+    """The 'edges only' hint needs whole-tile cases where a product bug shows: alpha != 0 and beta != 0."""
+    s = BY_ID[exercise_id]
+    whole = [c for c in cases.correctness_cases(s, 3) if not c.edge]
+    assert any(c.alpha not in (0.0, 1.0) and c.beta != 0.0 for c in whole if not c.drawn)
+    assert any(c.drawn for c in whole)                         # and one drawn from the seed
+
+
+def test_drawn_cases_change_with_the_seed_and_fixed_ones_do_not():
+    s = BY_ID["m06-e1"]
+    runs = [cases.correctness_cases(s, seed) for seed in range(6)]
+    fixed = [[c for c in run if not c.drawn] for run in runs]
+    drawn = [tuple((c.M, c.N, c.K, c.alpha, c.beta) for c in run if c.drawn) for run in runs]
+    assert all(f == fixed[0] for f in fixed)
+    assert len(set(drawn)) == len(drawn)                       # every seed draws its own shapes
+    assert all(len(d) >= 5 for d in drawn)
+    assert cases.new_seed() != cases.new_seed() or cases.new_seed() != cases.new_seed()
+    assert all(0 <= cases.new_seed() < cases.SEED_LIMIT for _ in range(20))
+
+
+def test_a_kernel_fitted_to_the_fixed_shapes_meets_shapes_it_has_not_seen():
+    """What wrong_fixed_shapes_only.cu relies on: the drawn shapes are not among the fixed ones."""
+    s = BY_ID["m05-e1"]
+    fixed = {(c.M, c.N, c.K) for c in cases.correctness_cases(s, 0) if not c.drawn}
+    for seed in range(20):
+        assert any((c.M, c.N, c.K) not in fixed for c in cases.correctness_cases(s, seed) if c.drawn)
+
+
+# ----------------------------------------------------------------------------- subprocess, status channel, printf
+
+def _fake_worker(*events, printed=(), sleep=120.0, flood_bytes=0) -> tuple:
+    """A stand-in worker: prints `printed` lines on stdout (the kernel's printf), writes `events` to the
+    status file (its last argument) and then sleeps. Extra arguments are ignored like the real worker's."""
+    script = (
+        "import json, sys, time\n"
+        "status = open(sys.argv[-1], 'a')\n"
+        f"for line in {list(printed)!r}: print(line, flush=True)\n"
+        f"sys.stdout.write('x' * {flood_bytes}); sys.stdout.flush()\n"
+        f"for e in {list(events)!r}: status.write(json.dumps(e) + '\\n'); status.flush()\n"
+        f"time.sleep({sleep})\n")
+    return (sys.executable, "-c", script)
 
 
 def test_a_worker_that_never_ends_is_killed_at_its_limit():
     ready, stage = {"event": "ready"}, {"event": "stage", "what": "33×65×17"}
-    run = gpu.run_worker({"mode": "correctness"}, time_limit=2.0, wrapper=_sleeper(ready, stage))
+    run = gpu.run_worker({"mode": "correctness"}, time_limit=2.0, wrapper=_fake_worker(ready, stage))
     assert run.timed_out and run.seconds < 30 and run.stage == "33×65×17"
     result = gpu._abnormal("correctness", run, 2.0)
     assert result.diagnosis == "timeout" and "33×65×17" in result.message_ko and "제한 시간 2초" in result.message_ko
@@ -295,14 +489,46 @@ def test_the_kernel_clock_starts_when_the_worker_is_ready():
     """A slow start (cold caches) is not the learner's time; a start that never ends is reported as such."""
     import time
 
-    slow_start = (sys.executable, "-c", "import json, time; time.sleep(3); print(json.dumps({'event': 'ready'}), "
-                                        "flush=True); time.sleep(1); print(json.dumps({'event': 'result'}), flush=True)")
+    slow_start = (sys.executable, "-c", "import json, sys, time; s = open(sys.argv[-1], 'a'); time.sleep(3); "
+                                        "s.write(json.dumps({'event': 'ready'}) + '\\n'); s.flush(); time.sleep(1); "
+                                        "s.write(json.dumps({'event': 'result'}) + '\\n'); s.flush()")
     run = gpu.run_worker({"mode": "correctness"}, time_limit=2.0, wrapper=slow_start, startup_limit=20.0)
     assert not run.timed_out and run.last("result") is not None and run.seconds >= 3
     started = time.monotonic()
-    stuck = gpu.run_worker({"mode": "correctness"}, time_limit=1.0, wrapper=_sleeper(), startup_limit=2.0)
+    stuck = gpu.run_worker({"mode": "correctness"}, time_limit=1.0, wrapper=_fake_worker(), startup_limit=2.0)
     assert stuck.timed_out and time.monotonic() - started < 30
     assert "준비" in gpu._abnormal("correctness", stuck, 1.0).message_ko
+
+
+FORGED = ['{"event": "ready"}', '{"event": "stage", "what": "FORGED STAGE"}', '{"event": "fault", "error": "forged"}',
+          '{"event": "result", "device": "forged", "cases": []}', "\x1b[2K\x1b[1A 지워진 줄"]
+
+
+def test_printed_lines_that_look_like_events_are_never_read_as_events():
+    """The kernel's printf shares nothing with the checker's status channel."""
+    events = ({"event": "ready"}, {"event": "stage", "what": "정확성 7×5×3"},
+              {"event": "result", "device": "GPU", "cases": [{"outcome": "ok"}]})
+    run = gpu.run_worker({"mode": "correctness"}, time_limit=20.0, wrapper=_fake_worker(*events, printed=FORGED, sleep=0))
+    assert not run.timed_out
+    assert [e["event"] for e in run.events] == ["ready", "stage", "result"]
+    assert run.stage == "정확성 7×5×3" and run.last("fault") is None and run.last("result")["device"] == "GPU"
+    assert gpu._abnormal("correctness", run, 20.0) is None
+    shown = gpu.kernel_output(run)
+    assert "FORGED STAGE" in shown and "\x1b" not in shown and "\\x1b" in shown   # shown, escaped, not obeyed
+
+
+def test_a_printf_flood_is_capped_and_named_when_it_runs_out_the_clock():
+    run = gpu.run_worker({"mode": "correctness"}, time_limit=2.0,
+                         wrapper=_fake_worker({"event": "ready"}, {"event": "stage", "what": "정확성 33×65×17"},
+                                              printed=['{"event": "stage", "what": "printf text"}'] * 50,
+                                              flood_bytes=3 * gpu.OUTPUT_CAP))
+    assert run.timed_out and run.stdout_bytes > gpu.OUTPUT_CAP >= len(run.stdout.encode("utf-8"))
+    result = gpu._abnormal("correctness", run, 2.0)
+    assert result.diagnosis == "timeout" and run.stage == "정확성 33×65×17"
+    assert "마지막으로 하던 일: 정확성 33×65×17" in result.message_ko and "printf text\"}. " not in result.message_ko
+    assert "printf로" in result.message_ko and f"{run.stdout_bytes:,}바이트" in result.message_ko
+    shown = result.message_ko.split("커널이 printf로 출력한 내용", 1)[1]
+    assert shown.count("\n    ") <= gpu.SHOWN_OUTPUT_LINES
 
 
 def test_fault_and_crash_events_become_fault_verdicts():
@@ -327,7 +553,7 @@ def test_sanitizer_reports_point_at_source_lines():
     assert parsed["errors"][0].startswith("Error: Race reported")
     assert [ln["line"] for ln in parsed["lines"]] == [24, 28] and parsed["lines"][0]["code"] == "line 24"
     assert "RACECHECK SUMMARY" in parsed["summary"]
-    runs = {"racecheck": gpu.WorkerRun(False, 3, [{"event": "result"}], stdout=SANITIZER_OUTPUT)}
+    runs = {"racecheck": gpu.WorkerRun(False, 3, [{"event": "result"}], sanitizer_text=SANITIZER_OUTPUT)}
     result = gpu._hazard_result(runs, [], gpu.Limits(), source)
     assert result.diagnosis == "race" and "24행" in result.message_ko and "__syncthreads()" in result.message_ko
 
@@ -345,6 +571,23 @@ def test_the_root_cause_names_the_verdict():
     assert _verdict(*[("pass", None)] * 5).passed
     cpu_only = _verdict(("pass", None), ("pass", None), ("skip", None), ("skip", None), ("skip", None))
     assert not cpu_only.passed and cpu_only.diagnosis is None and "건너뛴" in cpu_only.summary_ko()
+
+
+def test_the_verdict_records_its_seed_and_how_to_replay_it():
+    v = _verdict(("pass", None), ("pass", None), ("fail", "wrong_values"), ("pass", None), ("skip", None))
+    v.seed = 123456
+    again = Verdict.from_dict(json.loads(json.dumps(v.to_dict())))
+    assert again.seed == 123456 and again.to_dict()["seed"] == 123456
+    assert "--seed 123456" in v.text() and "123456" in verdict_table_html(v.to_dict())
+    assert Verdict.from_dict({k: val for k, val in v.to_dict().items() if k != "seed"}).seed is None   # old records
+
+
+@needs_compiler
+def test_a_check_without_a_gpu_records_no_seed_and_a_seeded_plan_replays():
+    s = BY_ID["m04-e1"]
+    verdict = check_source(s, read_source_file(s.solution), "solution.cu", seed=99)
+    assert verdict.seed is None and "--seed" not in verdict.text()        # nothing was drawn
+    assert cases.correctness_cases(s, 99) == cases.correctness_cases(s, 99)
 
 
 def test_verdict_round_trip_and_accessible_table():
@@ -365,6 +608,30 @@ def test_cli_list_and_show():
     assert listed.returncode == 0 and all(s.id in listed.stdout for s in EXERCISES)
     shown = run_cli("exercise", "show", "m06-e1")
     assert shown.returncode == 0 and "속도" in shown.stdout and BY_ID["m06-e1"].speed_reference in shown.stdout
+
+
+@pytest.mark.parametrize("option,value,fragment", [
+    ("--time-limit", "-5", "0보다 크고"), ("--time-limit", "0", "0보다 크고"), ("--time-limit", "nan", "0보다 크고"),
+    ("--time-limit", "inf", "0보다 크고"), ("--time-limit", "1e9", "0보다 크고"), ("--time-limit", "soon", "초 단위"),
+    ("--seed", "-1", "0 이상"), ("--seed", "4294967296", "이하"), ("--seed", "1.5", "정수"), ("--seed", "abc", "정수"),
+])
+def test_cli_refuses_bad_option_values_with_a_korean_message(tmp_path, option, value, fragment):
+    kernel = tmp_path / "k.cu"
+    kernel.write_text(SIGNATURE_OK, encoding="utf-8")
+    proc = run_cli("exercise", "check", "m04-e1", kernel, option, value)
+    assert proc.returncode == 2 and fragment in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    code = run_cli("grade-code", "--exercise", "m04-e1", "--submissions", tmp_path, "--out", tmp_path / "o.csv",
+                   option, value)
+    assert code.returncode == 2 and fragment in code.stderr
+
+
+def test_cli_refuses_a_malformed_exercise_id_and_accepts_a_seed(tmp_path):
+    bad = run_cli("exercise", "check", "../m04-e1", tmp_path / "k.cu")
+    assert bad.returncode == 2 and "m06-e1 같은 형식" in bad.stderr
+    kernel = tmp_path / "k.cu"
+    kernel.write_text("// only a comment: __global__\n", encoding="utf-8")
+    proc = run_cli("exercise", "check", "m04-e1", kernel, "--seed", "4294967295", "--time-limit", "30")
+    assert proc.returncode == 2 and "주석 안에만" in proc.stderr
 
 
 def test_cli_errors_for_missing_exercise_and_non_cuda_files(tmp_path):
@@ -429,6 +696,30 @@ def test_grade_code_on_a_messy_folder(tmp_path):
     assert "학생이 낸 코드" in proc.stderr
 
 
+@needs_compiler
+def test_grade_code_reads_no_hard_link_to_outside_and_records_seeds(tmp_path):
+    s = BY_ID["m04-e1"]
+    outside, sub = tmp_path / "outside", tmp_path / "subs"
+    outside.mkdir()
+    sub.mkdir()
+    (outside / "secret.cu").write_text(read_source_file(s.solution), encoding="utf-8")
+    os.link(outside / "secret.cu", sub / "linked.cu")                   # a hard link: no symlink bit to see
+    (sub / "홍길동.cu").write_text(read_source_file(s.solution), encoding="utf-8")
+    (sub / "twin_a.cu").write_text(read_source_file(s.solution), encoding="utf-8")
+    os.link(sub / "twin_a.cu", sub / "twin_b.cu")                        # both names inside: fine
+    out = tmp_path / "out.csv"
+    proc = run_cli("grade-code", "--exercise", "m04-e1", "--submissions", sub, "--out", out, "--time-limit", "30",
+                   "--seed", "77")
+    assert proc.returncode == 3, proc.stderr
+    with open(out, encoding="utf-8-sig", newline="") as handle:
+        rows = {r["file"]: r for r in csv.DictReader(handle)}
+    assert set(rows) == {"홍길동.cu", "twin_a.cu", "twin_b.cu"} and {r["seed"] for r in rows.values()} == {"77"}
+    assert rows["홍길동.cu"]["learner"] == "홍길동"
+    with open(tmp_path / "out_problems.csv", encoding="utf-8-sig", newline="") as handle:
+        problems = {r["file"]: r for r in csv.DictReader(handle)}
+    assert problems["linked.cu"]["kind"] == "hardlink" and "하드 링크" in problems["linked.cu"]["reason"]
+
+
 def test_grade_code_usage_errors(tmp_path):
     assert run_cli("grade-code", "--exercise", "m99-e1", "--submissions", tmp_path, "--out", tmp_path / "o.csv").returncode == 2
     missing = run_cli("grade-code", "--exercise", "m04-e1", "--submissions", tmp_path / "nope", "--out", tmp_path / "o.csv")
@@ -461,7 +752,7 @@ def test_progress_keeps_exercise_attempts_and_hints(tmp_path):
 
 
 def test_lab_session_checks_hints_and_solution(tmp_path):
-    from course.exercise.lab import LabSession
+    from course.autograder.lab import LabSession
     from course.progress import ProgressStore
 
     s = BY_ID["m06-e1"]
@@ -511,7 +802,7 @@ def test_chapters_show_a_card_and_a_skipped_start_cell_per_exercise(module, page
     assert "## 실습: 직접 짜 보기" in text
     assert re.search(r":tags: \[skip-execution\]\n%load_ext course\.exercise_magic\n", text)
     for s in (s for s in EXERCISES if s.module == module):
-        assert re.search(r":tags: \[remove-input\]\nfrom course\.exercise\.page import card\n\ncard\(\"" + s.id, text), \
+        assert re.search(r":tags: \[remove-input\]\nfrom course\.autograder\.page import card\n\ncard\(\"" + s.id, text), \
             f"{page}: no card cell for {s.id}"
         assert re.search(r":tags: \[skip-execution\]\n%exercise_start " + re.escape(s.id) + r"\n", text), \
             f"{page}: no %exercise_start {s.id} cell tagged skip-execution"
@@ -521,7 +812,7 @@ def test_chapters_show_a_card_and_a_skipped_start_cell_per_exercise(module, page
 
 
 def test_cards_render_with_and_without_recorded_verdicts():
-    from course.exercise import page
+    from course.autograder import page
 
     for s in EXERCISES:
         bare = page.card_html(s.id, data={})
@@ -535,9 +826,21 @@ def test_cards_render_with_and_without_recorded_verdicts():
 
 # ----------------------------------------------------------------------------- recorded evidence
 
+def _record() -> dict:
+    return json.loads(RECORD.read_text(encoding="utf-8"))
+
+
+def _current_record() -> bool:
+    from course.autograder import CHECKER_VERSION
+
+    return RECORD.exists() and _record().get("checker", {}).get("version", 1) >= CHECKER_VERSION
+
+
 @pytest.mark.skipif(not RECORD.exists(), reason="book/data/exercises.json is not recorded yet")
 def test_recorded_verdicts_show_every_solution_passing_and_every_diagnosis_matching():
-    data = json.loads(RECORD.read_text(encoding="utf-8"))
+    """The record's evidence holds for what it recorded; a record by an older checker covers only the
+    attempts it knew (the newer ones: the next test)."""
+    data = _record()
     for key in ("device", "driver", "cupy", "date", "command", "git_commit"):
         assert data.get(key), key
     assert "H100" in data["device"]
@@ -547,16 +850,32 @@ def test_recorded_verdicts_show_every_solution_passing_and_every_diagnosis_match
         assert solution["passed"] and all(c["status"] == "pass" for c in solution["checks"]), exercise_id
         assert solution["checks"][4]["details"]["ratio"] >= BY_ID[exercise_id].min_ratio
         recorded = {w["file"]: w for w in entry["wrong_attempts"]}
-        assert set(recorded) == {w.file for w in BY_ID[exercise_id].wrong_attempts}
+        known = {w.file for w in BY_ID[exercise_id].wrong_attempts}
+        assert set(recorded) <= known and (set(recorded) == known or not _current_record())
         for w in BY_ID[exercise_id].wrong_attempts:
+            if w.file not in recorded:
+                continue
             got = recorded[w.file]
             assert got["expected"] == w.diagnosis and got["got"] == w.diagnosis and got["matches"], (
                 f"{exercise_id}/{w.file}: the yaml names {w.diagnosis}, the recorded verdict got {got['got']}; "
-                "fix the attempt (or the checker) and re-record on a GPU: make record-exercises")
+                "fix the attempt (or the checker) and re-record on a GPU: bash tools/device_issue21.sh")
             assert got["verdict"]["diagnosis"] == w.diagnosis and not got["verdict"]["passed"]
     assert data["all_solutions_pass"] and data["all_diagnoses_match"]
     diagnoses = {w["got"] for e in data["exercises"].values() for w in e["wrong_attempts"]}
     assert {"race", "out_of_bounds", "too_slow"} <= diagnoses
+
+
+def test_every_wrong_attempt_is_recorded_by_the_current_checker():
+    if not _current_record():
+        missing = [f"{s.id}/{w.file}" for s in EXERCISES for w in s.wrong_attempts
+                   if w.file not in {x["file"] for x in _record()["exercises"].get(s.id, {}).get("wrong_attempts", [])}] \
+            if RECORD.exists() else ["(no record)"]
+        pytest.skip("book/data/exercises.json comes from an older checker; run tools/device_issue21.sh on a GPU and "
+                    f"copy its exercises.json to book/data/ (not yet recorded: {', '.join(missing)})")
+    data = _record()
+    for s in EXERCISES:
+        assert {w["file"] for w in data["exercises"][s.id]["wrong_attempts"]} == {w.file for w in s.wrong_attempts}
+        assert data["exercises"][s.id]["solution"].get("seed") is not None
 
 
 def test_fault_advice_names_the_cause():
@@ -564,3 +883,45 @@ def test_fault_advice_names_the_cause():
     assert "16바이트" in gpu._abnormal("correctness", misaligned, 10).message_ko
     illegal = gpu.WorkerRun(False, 0, [{"event": "fault", "error": "cudaErrorIllegalAddress: an illegal memory access"}])
     assert "경계 검사" in gpu._abnormal("correctness", illegal, 10).message_ko
+
+
+def test_the_record_tool_tables_every_submission_with_its_reason(monkeypatch, capsys):
+    """tools/record_exercises.py on made-up verdicts (the GPU run itself: tools/device_issue21.sh)."""
+    import importlib.util
+    import types
+
+    spec_file = importlib.util.spec_from_file_location("record_exercises", REPO / "tools" / "record_exercises.py")
+    tool = importlib.util.module_from_spec(spec_file)
+    spec_file.loader.exec_module(tool)
+    monkeypatch.setattr(tool, "provenance", lambda command: {"device": "test", "command": command})
+    s = BY_ID["m04-e1"]
+    passed = _verdict(*[("pass", None)] * 5)
+    passed.checks[2].details["shared_junk_seen"] = 1.0
+    passed.seed = 5
+    wrong = _verdict(("pass", None), ("pass", None), ("fail", "out_of_bounds"), ("fail", "out_of_bounds"), ("skip", None))
+    wrong.checks[2].message_ko = "14가지 중 9가지에서 틀립니다. 처음 틀린 경우: 3번째 …\nmore"
+    items = [{"exercise": s, "role": "solution", "file": "solution.cu", "expected": None, "what_ko": "",
+              "verdict": passed, "check_seconds": {"compile": 1.0, "correctness": 12.0, "speed": 9.0}},
+             {"exercise": s, "role": "wrong", "file": "wrong_ldb_for_ldc.cu", "expected": "out_of_bounds",
+              "what_ko": "x", "verdict": wrong, "check_seconds": {"correctness": 8.0}},
+             {"exercise": s, "role": "wrong", "file": "wrong_signature.cu", "expected": "wrong_signature",
+              "what_ko": "y", "verdict": wrong, "check_seconds": {}}]
+    args = types.SimpleNamespace(argv=["--only", "m04-e1"], reps=10, jobs=4, seed=None)
+    record, problems = tool.record_of([s], items, args, gpu.Limits(), 0.0)
+    assert record["checker"]["version"] >= 2 and not record["all_diagnoses_match"]
+    assert problems == ["m04-e1/wrong_signature.cu: expected wrong_signature, got out_of_bounds (seed None)"]
+    tool.print_table(items)
+    tool.print_fill_and_limits(items, gpu.Limits())
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if "wrong_ldb_for_ldc" in line)
+    assert "out_of_bounds" in row and " yes " in row and "처음 틀린 경우: 3번째" in row and "more" not in row
+    assert " NO " in next(line for line in out.splitlines() if "wrong_signature" in line)
+    assert "fill seen by a fresh block: 1.0" in out and "correctness 12 s of 60 s" in out
+
+
+@pytest.mark.parametrize("value,expected", [("30", 30.0), ("-5", 60.0), ("nan", 60.0), ("inf", 60.0), ("abc", 60.0),
+                                            ("1e9", 60.0)])
+def test_the_notebooks_time_limit_setting_is_validated(monkeypatch, value, expected):
+    from course.autograder import lab
+    monkeypatch.setenv(lab.TIME_LIMIT_ENV, value)
+    assert lab._limits().correctness == expected

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from course.exercise import Limits, check_source, spec as specs
+from course.autograder import Limits, check_source, spec as specs
 
 pytestmark = pytest.mark.gpu
 
@@ -140,7 +140,7 @@ def test_out_of_bounds_store_is_named_and_located(exercise_root):
 
 def test_notebook_session_survives_a_hang(exercise_root, tmp_path, monkeypatch):
     """The notebook path (what %%exercise runs): a hang, then a passing check, both stored as attempts."""
-    from course.exercise.lab import TIME_LIMIT_ENV, LabSession
+    from course.autograder.lab import TIME_LIMIT_ENV, LabSession
     from course.progress import ProgressStore
 
     store = ProgressStore(tmp_path / "progress")

@@ -6,11 +6,11 @@ import pytest
 from course import gating
 from course.gating import decide, gate, gate_marker_html, lab_banner_html
 from course.progress import ProgressStore
-from course.settings import DEFAULT_SETTINGS, SettingsError, load_settings, settings_from_dict
+from course.settings import default_settings, SettingsError, load_settings, settings_from_dict
 
 
 def settings_with(policy):
-    raw = copy.deepcopy(DEFAULT_SETTINGS)
+    raw = default_settings()
     raw["gating_policy"] = policy
     return settings_from_dict(raw)
 
@@ -41,13 +41,17 @@ def test_final_checkpoint_gates_module_10():
 
 
 def test_ungated_module_is_never_locked():
-    for module in (4, 5, 6, 8, 9):
+    from course import syllabus
+
+    ungated = [m.number for m in syllabus.load() if m.gate is None]
+    assert ungated == [4, 5, 6, 8, 9]
+    for module in ungated:
         decision = decide(module, settings_with("strict"), None)
         assert decision.requires is None and not decision.locked and not decision.show_banner
 
 
 def test_pass_count_is_read_from_settings():
-    raw = copy.deepcopy(DEFAULT_SETTINGS)
+    raw = default_settings()
     raw["checkpoints"]["6"]["pass_count"] = 7
     assert decide(7, settings_from_dict(raw), 6).locked
 
@@ -115,21 +119,40 @@ def test_settings_from_the_repository_config():
 def test_settings_from_an_explicit_file(tmp_path):
     path = tmp_path / "_config.yml"
     path.write_text("sphinx:\n  config:\n    course_settings:\n      gating_policy: advisory\n"
-                    "      checkpoints: {'6': {pass_count: 7, question_count: 8, title: T}}\n"
-                    "      gates: {'7': '6'}\n", encoding="utf-8")
+                    "      checkpoints: {'6': {pass_count: 7, question_count: 8, title: T}}\n", encoding="utf-8")
     s = load_settings(path)
     assert s.gating_policy == "advisory" and s.checkpoint(6).pass_count == 7
+
+
+def test_config_holds_only_what_an_instructor_sets():
+    """_config.yml restates no structure: pages and gates are the syllabus's, checkpoints only override pass rules."""
+    import yaml
+
+    from conftest import REPO
+    from course import syllabus
+
+    raw = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf-8"))["sphinx"]["config"]["course_settings"]
+    assert set(raw) <= {"gating_policy", "checkpoints", "attempts_before_variant"}, set(raw)
+    course = syllabus.load()
+    assert {int(k) for k in raw.get("checkpoints", {})} <= set(course.checkpoints())
+    for key, rule in raw.get("checkpoints", {}).items():
+        assert "question_count" not in rule or rule["question_count"] == course.checkpoints()[int(key)].question_count
+    s = load_settings(REPO / "_config.yml")
+    assert s.pages == course.pages() and s.gates == course.gates()
 
 
 @pytest.mark.parametrize("change,fragment", [
     (lambda r: r.update(gating_policy="sometimes"), "gating_policy"),
     (lambda r: r["checkpoints"]["6"].update(pass_count=9), "pass_count"),
     (lambda r: r["checkpoints"]["6"].update(pass_count=0), "pass_count"),
-    (lambda r: r["gates"].update({"8": "7"}), "체크포인트"),
-    (lambda r: r["pages"].update({"4": ""}), "pages"),
+    (lambda r: r["gates"].update({"8": "7"}), "gates: 모듈의 문서와 잠금은"),
+    (lambda r: r["pages"].update({"4": ""}), "pages: 모듈의 문서와 잠금은"),
+    (lambda r: r["checkpoints"].update({"7": {"pass_count": 1}}), "모듈 7에는 체크포인트가 없습니다"),
+    (lambda r: r["checkpoints"]["9"].update(question_count=12), "문항 수는 10"),
+    (lambda r: r.update(checkpoints=[6]), "checkpoints는 매핑"),
 ])
 def test_invalid_settings_are_rejected(change, fragment):
-    raw = copy.deepcopy(DEFAULT_SETTINGS)
+    raw = default_settings()
     change(raw)
     with pytest.raises(SettingsError, match=fragment):
         settings_from_dict(raw)

@@ -3,6 +3,7 @@
 The case table tests/fixtures/grading_cases.json is shared with tests/test_quiz_js.py,
 which runs the same cases through quiz.js.
 """
+import html
 import json
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from course import grading
 from course.bank import load_bank, question_from_dict
 from course.grading import AnswerFormatError, grade_question, grade_quiz, parse_number
 from course.progress import ProgressStore
-from course.settings import settings_from_dict, DEFAULT_SETTINGS
+from course.settings import CourseSettings, default_settings, settings_from_dict
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CASES = json.loads((FIXTURES / "grading_cases.json").read_text(encoding="utf-8"))
@@ -128,14 +129,15 @@ def test_static_quiz_html_escapes_script_breakers(monkeypatch, tmp_path):
     data["questions"][0]["prompt"] = "</script><script>alert(1)</script> & <b>"
     (tmp_path / "m06.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
     monkeypatch.setenv("COURSE_STATIC", "1")
-    shown = quiz.show(6, banks_dir=tmp_path, settings=settings_from_dict(DEFAULT_SETTINGS))
+    shown = quiz.show(6, banks_dir=tmp_path, settings=settings_from_dict(default_settings()))
     markup = shown._repr_html_()
     assert markup.startswith('<div class="course-quiz" data-module="6"></div>')
     assert markup.count("</script>") == 1 and "<b>" not in markup and "alert(1)</script>" not in markup
     body = markup.split('data-module="6">', 2)[2].split("</script>")[0]
     payload = json.loads(body)
     assert payload["questions"][0]["prompt"].startswith("</script><script>")
-    assert payload["checkpoint"] == {"pass_count": 6, "question_count": 8, "title": "모듈 6 숙달 체크포인트"}
+    assert payload["checkpoint"] == {"pass_count": 6, "question_count": 8, "title": "모듈 6 숙달 체크포인트",
+                                     "attempts_before_variant": 2}
 
 
 def test_rich_text_html_escapes_and_renders_code():
@@ -155,7 +157,7 @@ def lab_quiz(tmp_path, monkeypatch):
     monkeypatch.delenv("COURSE_STATIC", raising=False)
     bank = load_bank(6, FIXTURES / "banks")
     store = ProgressStore(tmp_path / "data")
-    return LabQuiz(bank, settings_from_dict(DEFAULT_SETTINGS), store, submissions_dir=tmp_path / "subs")
+    return LabQuiz(bank, settings_from_dict(default_settings()), store, submissions_dir=tmp_path / "subs")
 
 
 def fill(quiz, answers):
@@ -237,7 +239,8 @@ def test_lab_quiz_shuffles_from_the_first_attempt_by_seed(lab_quiz, tmp_path):
         assert shown_order(lab_quiz, q) == shuffled_ids([c.id for c in q.choices], learner, 1, q.id)
         assert lab_quiz.presentation["choice_order"][q.id] == shown_order(lab_quiz, q)
     single = next(q for q in choice_qs if q.type == "single")
-    assert all(label.startswith(f"({cid}) ") for label, cid in lab_quiz.inputs[single.id].options)
+    # a checkpoint: the letters follow the order shown, so a letter tells nothing about a choice
+    assert [label[:4] for label, _ in lab_quiz.inputs[single.id].options] == ["(a) ", "(b) ", "(c) ", "(d) "]
     lab_quiz.retry()
     assert lab_quiz.attempt == 2
     for q in choice_qs:
@@ -254,7 +257,7 @@ def test_lab_quiz_records_and_submits_the_order_shown(lab_quiz):
     lab_quiz.student_id.value = "S9"
     doc = json.loads(lab_quiz.save_submission().read_text(encoding="utf-8"))
     assert doc["presentation"] == lab_quiz.presentation and integrity_status(doc) == "ok"
-    assert "(" + lab_quiz.bank.question("m06-q01").correct_choice_ids[0] + ")" in lab_quiz.feedback["m06-q01"].value
+    assert lab_quiz.feedback["m06-q01"].value.count("<p") == 1 and "정답" in lab_quiz.feedback["m06-q01"].value
     # the next quiz on this machine starts at attempt 2, with the same learner
     from course.quiz import LabQuiz
     again = LabQuiz(lab_quiz.bank, lab_quiz.settings, lab_quiz.store, submissions_dir=lab_quiz.submissions_dir)
@@ -266,7 +269,7 @@ def test_two_learners_see_different_orders(tmp_path, monkeypatch):
     from course.quiz import LabQuiz
     monkeypatch.delenv("COURSE_STATIC", raising=False)
     bank = load_bank(6, FIXTURES / "banks")
-    settings = settings_from_dict(DEFAULT_SETTINGS)
+    settings = settings_from_dict(default_settings())
     first = LabQuiz(bank, settings, ProgressStore(tmp_path / "one"), submissions_dir=tmp_path / "s1")
     second = LabQuiz(bank, settings, ProgressStore(tmp_path / "two"), submissions_dir=tmp_path / "s2")
     assert first.learner != second.learner
@@ -287,3 +290,135 @@ def test_read_only_progress_still_shuffles_with_a_session_learner(tmp_path):
     learner = store.learner_id()
     assert learner == store.learner_id()            # stable for the session
     assert "learner" not in json.loads(store.path.read_text(encoding="utf-8"))   # nothing written
+
+
+# ---------------------------------------------------------------- checkpoints measure, they do not teach the key
+
+def key_texts(q) -> list[str]:
+    """Everything that would give a question's answer away."""
+    from course.quiz import rich_text_html
+    out = [q.explanation.strip().splitlines()[0]]
+    if q.choices:
+        out += [c.text for c in q.choices if c.correct]
+    if q.type == "numeric":
+        out += [f"{q.answer.value:g}", f"{q.answer.value:,.0f}"]
+    if q.type == "code":
+        out += [a for b in q.blanks for a in b.accept if len(a) > 3]
+    if q.type == "free":
+        out += [q.model_answer.strip().splitlines()[0]] + list(q.rubric)
+    return [t for t in out if t and t not in rich_text_html(q.prompt)]
+
+
+def test_a_blank_checkpoint_attempt_shows_what_to_review_and_no_key(lab_quiz):
+    blank = {q.id: ([] if q.type == "multiple" else {} if q.type == "code" else "" if q.type != "single" else None)
+             for q in lab_quiz.bank.questions}
+    fill(lab_quiz, blank)
+    lab_quiz.submit()
+    lab_quiz.submit()                                       # "answer nothing?" then yes
+    assert lab_quiz.recorded and not lab_quiz.result.passed
+    shown = "\n".join(lab_quiz.feedback[q.id].value for q in lab_quiz.bank.questions) + lab_quiz.result_html.value
+    for q in lab_quiz.bank.questions:
+        for secret in key_texts(q):
+            assert secret not in shown, (q.id, secret)
+        if q.type != "free":
+            assert html.escape(q.section) in lab_quiz.feedback[q.id].value and "복습할 곳" in lab_quiz.feedback[q.id].value
+    assert "정답:" not in shown and "해설" not in shown and "모범 답안(model answer)" not in shown
+    assert "복습할 곳을 다시 읽고" in lab_quiz.result_html.value
+
+
+def test_copying_from_a_checkpoints_feedback_cannot_pass_it(lab_quiz):
+    """Blank first, then answer with what the feedback showed: nothing to copy, so the pass is not reached."""
+    from course.quiz import LabQuiz
+    fill(lab_quiz, {q.id: ([] if q.type == "multiple" else {} if q.type == "code" else "" if q.type != "single"
+                           else None) for q in lab_quiz.bank.questions})
+    lab_quiz.submit()
+    lab_quiz.submit()
+    seen = " ".join(w.value for w in lab_quiz.feedback.values())
+    copied = {}
+    for q in lab_quiz.bank.questions:           # a copier takes any choice, number or code that the feedback named
+        if q.type == "single":
+            copied[q.id] = next((c.id for c in q.choices if c.text in seen), q.choices[0].id)
+        elif q.type == "multiple":
+            copied[q.id] = [c.id for c in q.choices if c.text in seen]
+        elif q.type == "numeric":
+            copied[q.id] = next((w for w in seen.split() if w.replace(",", "").isdigit()), "0")
+        elif q.type == "code":
+            copied[q.id] = {b.id: next((a for a in b.accept if a in seen), "?") for b in q.blanks}
+        else:
+            copied[q.id] = "복습하지 않은 답"
+    second = LabQuiz(lab_quiz.bank, lab_quiz.settings, lab_quiz.store, submissions_dir=lab_quiz.submissions_dir)
+    fill(second, copied)
+    second.submit()
+    second.submit()
+    for qid in second.self_buttons:
+        second.self_buttons[qid].value = True          # even claiming every free answer right
+    assert second.attempt == 2 and second.result.correct_count < second.checkpoint.pass_count
+
+
+def test_checkpoint_attempts_after_the_first_ones_draw_a_variant(lab_quiz):
+    from course.quiz import LabQuiz
+    from course.variants import draw_params
+    base_q = lab_quiz.bank.question("m06-q03")
+    assert lab_quiz.settings.attempts_before_variant == 2 and lab_quiz.variants == {}
+    lab_quiz.retry()
+    assert lab_quiz.attempt == 2 and lab_quiz.variants == {}          # attempts 1..2: the question as written
+    lab_quiz.retry()
+    assert lab_quiz.attempt == 3
+    params = draw_params(base_q.variant, lab_quiz.learner, 3, "m06-q03")
+    assert lab_quiz.variants == {"m06-q03": params} and params != base_q.variant.base
+    shown = next(q for q in lab_quiz.questions if q.id == "m06-q03")
+    assert str(params["T"]) in shown.prompt and shown.answer.value == 2 * params["T"] ** 2 * 4
+    answers = correct_answers(lab_quiz.bank)
+    answers["m06-q03"] = f"{base_q.answer.value:g}"                  # the base key is wrong now
+    fill(lab_quiz, answers)
+    lab_quiz.submit()
+    assert lab_quiz.result.by_id()["m06-q03"].status == "wrong"
+    # the submitted attempt counts although its free item was never self-assessed (not recorded):
+    # opening the quiz again gives attempt 4, never attempt 3 (or an earlier form) back
+    again = LabQuiz(lab_quiz.bank, lab_quiz.settings, lab_quiz.store, submissions_dir=lab_quiz.submissions_dir)
+    assert again.attempt == 4 and again.store.attempts(6) == []
+    fill(again, dict(answers, **{"m06-q03": f"{next(q for q in again.questions if q.id == 'm06-q03').answer.value:g}"}))
+    again.submit()
+    again.set_self_assessment("m06-q08", True)
+    assert again.result.by_id()["m06-q03"].status == "correct"
+    assert again.presentation["variants"]["m06-q03"] == again.variants["m06-q03"]
+    assert again.store.attempts(6)[-1]["attempt"] == again.attempt
+
+
+def test_the_instructor_grades_a_variant_with_its_seeds_key(lab_quiz, tmp_path):
+    import csv as csv_module
+    from course.__main__ import main
+    for _ in range(2):
+        lab_quiz.retry()
+    answers = correct_answers(lab_quiz.bank)
+    answers["m06-q03"] = f"{next(q for q in lab_quiz.questions if q.id == 'm06-q03').answer.value:g}"
+    fill(lab_quiz, answers)
+    lab_quiz.submit()
+    lab_quiz.set_self_assessment("m06-q08", True)
+    lab_quiz.student_id.value = "V3"
+    path = lab_quiz.save_submission()
+    out = tmp_path / "g.csv"
+    assert main(["--banks", str(FIXTURES / "banks"), "grade", "--module", "6", "--submissions",
+                 str(lab_quiz.submissions_dir), "--out", str(out)]) == 0
+    with open(out, encoding="utf-8-sig", newline="") as handle:
+        row = next(csv_module.DictReader(handle))
+    assert (row["student_id"], row["attempt"], row["file"], row["m06-q03"]) == ("V3", "3", path.name, "1")
+
+
+def test_a_quiz_that_is_no_checkpoint_still_teaches(tmp_path, monkeypatch):
+    pytest.importorskip("ipywidgets")
+    from course.quiz import LabQuiz
+    monkeypatch.delenv("COURSE_STATIC", raising=False)
+    bank = load_bank(6, FIXTURES / "banks")
+    settings = CourseSettings(gating_policy="strict", source="a course without checkpoints")
+    quiz = LabQuiz(bank, settings, ProgressStore(tmp_path / "data"), submissions_dir=tmp_path / "subs")
+    single = bank.question("m06-q01")
+    assert all(label.startswith(f"({cid}) ") for label, cid in quiz.inputs[single.id].options)
+    fill(quiz, correct_answers(bank))
+    quiz.submit()
+    for _ in range(3):
+        quiz.retry()
+    assert quiz.variants == {}                                       # variants are a checkpoint's
+    fill(quiz, correct_answers(bank))
+    quiz.submit()
+    assert f"({single.correct_choice_ids[0]})" in quiz.feedback[single.id].value and "해설" in quiz.feedback[single.id].value

@@ -3,6 +3,7 @@ CSV files that a spreadsheet opens safely, symbolic links never followed, the pr
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -82,15 +83,17 @@ def test_grade_folder_end_to_end(submissions, tmp_path):
     proc = run_cli("grade", "--module", 6, "--submissions", submissions, "--out", out, "--summary", summary)
     assert proc.returncode == 3, proc.stderr          # graded, with problems listed
     rows = read_csv(out)
-    assert list(rows[0])[:8] == ["student_id", "student_name", "module", "score", "max_score", "correct_count",
-                                 "passed", "attempt_time"]
-    assert list(rows[0])[8:] == list(BANK.ids)
+    assert list(rows[0])[:11] == ["student_id", "student_name", "module", "score", "max_score", "correct_count",
+                                  "passed", "attempt_time", "attempt", "file", "warnings"]
+    assert list(rows[0])[11:] == list(BANK.ids)
     by_id = {r["student_id"]: r for r in rows}
     assert sorted(by_id) == ["A1", "B2", "C3"]
     a = by_id["A1"]
     assert (a["student_name"], a["module"], a["score"], a["max_score"], a["correct_count"], a["passed"]) == \
         ("가", "6", "7", "8", "7", "yes")
     assert a["attempt_time"] == "2026-11-22T11:00:00.000Z" and a["m06-q08"] == "pending"
+    assert (a["file"], a["attempt"], a["warnings"]) == ("a_new.json", "", "")      # a form: no attempt number
+    assert by_id["B2"]["file"] == "nested/b.json" and by_id["B2"]["warnings"] == "no_integrity"
     b = by_id["B2"]
     assert (b["correct_count"], b["passed"], b["m06-q01"], b["m06-q02"], b["m06-q05"]) == ("4", "no", "0", "0.5", "0")
     assert b["score"] == "4.5"
@@ -283,7 +286,7 @@ def assert_no_cell_runs(cells):
 def test_safe_cell_rules():
     assert safe_cell('=HYPERLINK("http://x","y")') == '\'=HYPERLINK("http://x","y")'
     for text in INJECTIONS:
-        assert safe_cell(text) == "'" + text, repr(text)
+        assert safe_cell(text) == "'" + text.replace("\r", "\\r"), repr(text)   # a CR is made visible too
     assert safe_cell(-3) == -3 and safe_cell(-0.5) == -0.5 and safe_cell(2.0) == 2
     assert safe_cell(1 / 3) == 0.3333
     assert safe_cell("-3") == "'-3"                    # text that looks like a number is still text
@@ -397,9 +400,11 @@ def test_recorded_choice_order_is_checked_against_its_seed(tmp_path):
     good = build_submission(BANK, {"id": "P1", "name": ""}, ALL_RIGHT, {}, submitted_at="2026-11-22T10:00:00.000Z",
                             presentation={"learner": "abc123", "attempt": 2, "choice_order": order})
     write(folder, "good.json", good)
-    wrong = dict(order, **{"m06-q01": sorted(order["m06-q01"], reverse=order["m06-q01"] == sorted(order["m06-q01"]))})
+    order2 = {q.id: shuffled_ids([c.id for c in q.choices], "def456", 2, q.id) for q in BANK.questions if q.choices}
+    wrong = dict(order2, **{"m06-q01": sorted(order2["m06-q01"],
+                                              reverse=order2["m06-q01"] == sorted(order2["m06-q01"]))})
     bad = build_submission(BANK, {"id": "P2", "name": ""}, ALL_RIGHT, {}, submitted_at="2026-11-22T10:00:00.000Z",
-                           presentation={"learner": "abc123", "attempt": 2, "choice_order": wrong})
+                           presentation={"learner": "def456", "attempt": 2, "choice_order": wrong})
     write(folder, "bad.json", bad)
     broken = build_submission(BANK, {"id": "P3", "name": ""}, ALL_RIGHT, {}, submitted_at="2026-11-22T10:00:00.000Z",
                               presentation={"learner": "abc123", "attempt": 0, "choice_order": "a,b"})
@@ -411,3 +416,177 @@ def test_recorded_choice_order_is_checked_against_its_seed(tmp_path):
     assert set(problems) == {"bad.json", "broken.json"}
     assert problems["bad.json"]["kind"] == "order_mismatch" and "m06-q01" in problems["bad.json"]["reason"]
     assert problems["broken.json"]["kind"] == "malformed" and "presentation" in problems["broken.json"]["reason"]
+
+
+# ---------------------------------------------------------------- one file never stops the run (issue 21)
+
+def crafted_folder(tmp_path):
+    """The crafted files of the issue, and two honest submissions beside them."""
+    folder, outside = tmp_path / "subs", tmp_path / "outside"
+    folder.mkdir()
+    outside.mkdir()
+    write(folder, "honest.json", submission("H1", ALL_RIGHT, "2026-11-22T10:00:00.000Z"))
+    write(folder, "honest2.json", submission("H2", ALL_RIGHT, "2026-11-22T10:05:00.000Z"))
+    huge = submission("N1", {}, "2026-11-22T10:00:00.000Z")
+    huge.update(answers={"m06-q03": 10 ** 310}, integrity=None)                # a 310-digit integer
+    write(folder, "huge_number.json", huge)
+    deep = submission("D1", {}, "2026-11-22T10:00:00.000Z")
+    deep.update(answers={"m06-q05": "x"}, integrity=None)
+    text = json.dumps(deep).replace('"x"', "[" * 986 + "]" * 986)             # a value nested 986 deep
+    write(folder, "deep.json", text)
+    write(outside, "other.json", submission("O9", ALL_RIGHT, "2026-11-22T10:00:00.000Z"))
+    os.link(outside / "other.json", folder / "hardlinked.json")                # no symlink bit to see
+    write(folder, "tie_a.json", submission("T1", {"m06-q01": "a"}, "2026-11-22T10:00:00.000Z"))
+    write(folder, "tie_b.json", submission("T1", ALL_RIGHT, "2026-11-22T10:00:00.000Z"))
+    write(folder, "m06_H1_20991231T000000Z.json", submission("E9", ALL_RIGHT, "2099-12-31T00:00:00.000Z"))
+    write(folder, "\x1b[2Kansi.json", submission("\x1b[1A\x1b[2KA1\u202e", ALL_RIGHT, "2026-11-22T10:00:00.000Z",
+                                                   name="\x07이름"))
+    return folder
+
+
+def test_crafted_files_are_listed_and_the_gradebook_is_written(tmp_path):
+    folder = crafted_folder(tmp_path)
+    out = tmp_path / "g.csv"
+    proc = run_cli("grade", "--module", 6, "--submissions", folder, "--out", out)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr and "\x1b" not in proc.stdout and "\u202e" not in proc.stdout
+    rows = {r["student_id"]: r for r in read_csv(out)}
+    assert {"H1", "H2", "T1", "E9"} <= set(rows) and "O9" not in rows             # nothing read through the hard link
+    problems = {}
+    for r in read_csv(problems_path_for(out)):
+        problems.setdefault(r["file"], []).append(r)
+    kinds = {name: {r["kind"] for r in rs} for name, rs in problems.items()}
+    assert kinds["hardlinked.json"] == {"hardlink"} and "폴더 밖" in problems["hardlinked.json"][0]["reason"]
+    assert kinds["deep.json"] == {"malformed"} and "중첩" in problems["deep.json"][0]["reason"]
+    assert rows["N1"]["m06-q03"] == "0" and kinds["huge_number.json"] == {"no_integrity"}   # graded: wrong, no crash
+    assert kinds["tie_a.json"] == {"duplicate_tie"} and "tie" in problems["tie_a.json"][0]["reason"]
+    assert "시도 번호, 그다음 파일 이름 순" in problems["tie_a.json"][0]["reason"]
+    assert rows["T1"]["file"] == "tie_b.json"
+    future = "m06_H1_20991231T000000Z.json"
+    assert kinds[future] == {"future_time", "id_mismatch"} and set(rows["E9"]["warnings"].split("; ")) == \
+        {"future_time", "id_mismatch"}
+    assert all(re.search("[\uac00-\ud7a3]", r["reason"]) for rs in problems.values() for r in rs)   # Korean reasons
+
+
+def test_control_characters_never_reach_the_terminal_or_a_cell_raw(tmp_path):
+    folder = crafted_folder(tmp_path)
+    out = tmp_path / "g.csv"
+    proc = run_cli("grade", "--module", 6, "--submissions", folder, "--out", out)
+    for text in (proc.stdout, proc.stderr, out.read_text(encoding="utf-8-sig"),
+                 problems_path_for(out).read_text(encoding="utf-8-sig")):
+        assert not re.search("[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]", text)
+    ids = [r["student_id"] for r in read_csv(out)]
+    assert "\\x1b[1A\\x1b[2KA1\\u202e" in ids                                     # visible, not obeyed
+    assert "\\x1b[2Kansi.json" in proc.stdout or "\\x1b[2Kansi.json" in out.read_text(encoding="utf-8-sig")
+
+
+def test_one_file_that_breaks_the_grader_is_listed_and_the_rest_are_graded(tmp_path, monkeypatch):
+    from course import instructor
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    write(folder, "a.json", submission("A1", ALL_RIGHT, "2026-11-22T10:00:00.000Z"))
+    write(folder, "b.json", submission("B2", ALL_RIGHT, "2026-11-22T10:00:00.000Z"))
+    real = instructor.grade_quiz
+
+    def flaky(questions, answers, *args, **kwargs):
+        if answers.get("m06-q07") == "9.58" and kwargs.get("manual_marks") == "boom":
+            raise RecursionError("maximum recursion depth exceeded")
+        return real(questions, answers, *args, **kwargs)
+
+    monkeypatch.setattr(instructor, "grade_quiz", flaky)
+    report = instructor.grade_folder(BANK, folder, 6, manual_marks={"B2": "boom"})
+    assert [g.student_id for g in report.graded] == ["A1"]
+    [problem] = report.problems
+    assert (problem.file, problem.kind, problem.outcome) == ("b.json", "unjudgeable", "skipped")
+    assert "RecursionError" in problem.reason and "나머지" in problem.reason
+
+
+def test_a_hard_link_whose_names_are_all_inside_is_graded(tmp_path):
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    write(folder, "a.json", submission("A1", ALL_RIGHT, "2026-11-22T10:00:00.000Z"))
+    os.link(folder / "a.json", folder / "a_copy.json")
+    report = __import__("course.instructor", fromlist=["grade_folder"]).grade_folder(BANK, folder, 6)
+    assert [g.student_id for g in report.graded] == ["A1"]
+    assert {p.kind for p in report.problems} <= {"duplicate_tie"}
+
+
+def test_the_same_learner_under_two_student_ids_is_noticed(tmp_path):
+    from course.instructor import grade_folder
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    order = {q.id: shuffled_ids([c.id for c in q.choices], "samebrowser", 1, q.id) for q in BANK.questions if q.choices}
+    for sid in ("S1", "S2"):
+        doc = build_submission(BANK, {"id": sid, "name": ""}, ALL_RIGHT, {}, submitted_at="2026-11-22T10:00:00.000Z",
+                               presentation={"learner": "samebrowser", "attempt": 1, "choice_order": order})
+        write(folder, f"{sid}.json", doc)
+    report = grade_folder(BANK, folder, 6)
+    notes = {(p.file, p.kind) for p in report.problems}
+    assert notes == {("S1.json", "shared_learner"), ("S2.json", "shared_learner")}
+    assert all(g.attempt == 1 and g.learner == "samebrowser" for g in report.graded)
+
+
+def test_a_forged_variant_is_graded_with_the_seeds_key(tmp_path):
+    from course.instructor import grade_folder
+    from course.variants import draw_params
+    q = BANK.question("m06-q03")
+    params = draw_params(q.variant, "lrn", 4, q.id)
+    key = 2 * params["T"] ** 2 * 4
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    order = {x.id: shuffled_ids([c.id for c in x.choices], "lrn", 4, x.id) for x in BANK.questions if x.choices}
+    honest = build_submission(BANK, {"id": "V1", "name": ""}, dict(ALL_RIGHT, **{"m06-q03": str(key)}), {},
+                              submitted_at="2026-11-22T10:00:00.000Z",
+                              presentation={"learner": "lrn", "attempt": 4, "choice_order": order,
+                                            "variants": {"m06-q03": params}})
+    write(folder, "honest.json", honest)
+    forged = build_submission(BANK, {"id": "V2", "name": ""}, dict(ALL_RIGHT, **{"m06-q03": "128"}), {},
+                              submitted_at="2026-11-22T10:00:00.000Z",
+                              presentation={"learner": "lrn2", "attempt": 4, "choice_order": {},
+                                            "variants": {"m06-q03": {"T": 4}}})           # an easy, unseeded value
+    write(folder, "forged.json", forged)
+    report = grade_folder(BANK, folder, 6)
+    by_id = {g.student_id: g for g in report.graded}
+    assert by_id["V1"].result.by_id()["m06-q03"].correct
+    assert not by_id["V2"].result.by_id()["m06-q03"].correct
+    assert ("forged.json", "variant_mismatch") in {(p.file, p.kind) for p in report.problems}
+
+
+def test_duplicate_manual_marks_are_a_listed_problem_and_neither_is_applied(tmp_path):
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    write(folder, "a.json", submission("A1", ALL_RIGHT, "2026-11-22T10:00:00.000Z"))
+    marks = tmp_path / "marks.csv"
+    marks.write_text("student_id,question_id,mark\nA1,m06-q08,1\nA1,m06-q08,0\n", encoding="utf-8")
+    out = tmp_path / "g.csv"
+    proc = run_cli("grade", "--module", 6, "--submissions", folder, "--out", out, "--manual-marks", marks)
+    assert proc.returncode == 3
+    assert read_csv(out)[0]["m06-q08"] == "pending"
+    [problem] = read_csv(problems_path_for(out))
+    assert problem["kind"] == "manual_mark" and ":2, 3" in problem["reason"] and "중복" in problem["reason"]
+
+
+@pytest.mark.parametrize("text", [
+    "\u200b=HYPERLINK(\"x\")", "\ufeff=1+1", "\u200d\u200c@SUM(A1)", "\u3000=1", "\u3164=1", "\u00a0+1",
+    "\ufe66cmd", "\ufe62cmd", "\ufe63cmd", "\ufe6bcmd", "\uff1dcmd", "\u2212 1", "\u207b1", "\u208a1", "\u2795x",
+    "\u2796x", "\u207c1", "\u034f=1",
+])
+def test_the_csv_guard_sees_through_invisible_leaders_and_every_form_of_the_triggers(text):
+    cell = safe_cell(text)
+    assert cell.startswith("'"), (text, cell)
+    assert not re.search("[\u200b-\u200d\ufeff]", cell[1:])          # zero-width characters made visible
+
+
+def test_huge_numbers_never_break_a_csv_or_a_grade():
+    from course.grading import grade_question
+    assert safe_cell(10 ** 310) == "1" + "0" * 310 and safe_cell(-(10 ** 20)) == "'-" + "1" + "0" * 20
+    assert grade_question(BANK.question("m06-q03"), 10 ** 310).status == "invalid"
+
+
+def test_pass_count_beyond_the_question_count_is_a_usage_error(tmp_path):
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    assert run_cli("grade", "--module", 6, "--submissions", folder, "--out", tmp_path / "g.csv",
+                   "--pass-count", 99).returncode == 2
+    assert run_cli("grade", "--module", 6, "--submissions", folder, "--out", tmp_path / "g.csv",
+                   "--pass-count", 0).returncode == 2

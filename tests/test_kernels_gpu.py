@@ -2,7 +2,9 @@
 
 Every kernel takes every shape: random shapes in random layouts (contiguous, padded rows, a start
 4 bytes past an aligned address, transposed views), the issue's required shapes with and without
-that offset, alpha/beta mixes, NaN-poisoned C with beta = 0, and pipeline tails.
+that offset, alpha/beta mixes, NaN-poisoned C with beta = 0, and pipeline tails. Every kernel runs in the
+active device's configuration: this GPU's, or with COURSE_DEVICE_PROFILE=T4 (say) the T4's, compiled to PTX
+for compute_75 so that the cp.async fallback runs (tools/device_issue20.sh runs the suite once per class).
 """
 from __future__ import annotations
 
@@ -163,9 +165,11 @@ def test_bench_records_the_staged_path():
 
 
 def test_resources_match_registry():
-    from kernels import compiler
+    """Registers, static and dynamic shared memory of each kernel in the active device's configuration."""
+    from kernels import compiler, configs
 
-    for name, spec in registry.KERNELS.items():
+    for name in registry.KERNELS:
+        spec = configs.spec_for(name)
         res = compiler.resources(name)
         assert res["local_bytes"] == 0, f"{name} spills to local memory"
         assert res["registers"] <= 255
@@ -180,3 +184,45 @@ def test_peak_from_device_properties():
     d = info()
     assert d["peak_gflops"] == pytest.approx(d["sm_count"] * d["fp32_lanes_per_sm"] * d["clock_mhz"] * 2e-3)
     assert d["peak_gflops"] > 1000
+
+
+# ----------------------------------------------------------------------------- configurations per device
+
+def test_launches_use_the_active_configuration():
+    import cupy
+
+    from kernels import configs, launch
+
+    A = cupy.ones((300, 40), dtype=cupy.float32)
+    B = cupy.ones((40, 520), dtype=cupy.float32)
+    for name in registry.configurable():
+        spec = configs.spec_for(name)
+        prepared = launch.prepare(name, A, B)
+        assert prepared.plan.shared_mem == spec.dynamic_smem and prepared.block == (*spec.block, 1), name
+        assert prepared.grid == spec.grid(300, 520), name
+        assert float(abs(prepared() - 40.0).max()) == 0.0, name
+    profile = configs.active_profile()
+    if profile is None:   # no profile: this GPU's limits chose the configuration
+        assert configs.active_limits() == configs.current_limits()
+        if configs.current_limits().cc == (9, 0):   # an H100 or H200 keeps the tuned, shipped source
+            assert all(configs.spec_for(n) == registry.KERNELS[n] for n in registry.configurable())
+    else:
+        assert configs.active_limits() == profile
+
+
+def test_a_configuration_too_big_for_the_gpu_is_refused_in_korean(monkeypatch):
+    """The H100's configuration on a (pretended) T4: a Korean DeviceLimitError before any launch, and a
+    chapter's measurement cell falls back to the recorded results with that note."""
+    import cupy
+
+    from course.page import measure_or_recorded
+    from kernels import configs, devices, launch
+    from kernels.errors import DeviceLimitError
+
+    monkeypatch.setenv("COURSE_DEVICE_PROFILE", "H100")
+    monkeypatch.setattr(configs, "current_limits", lambda: devices.profile("T4"))
+    A = cupy.ones((64, 32), dtype=cupy.float32)
+    with pytest.raises(DeviceLimitError, match="sgemm_warp_tiling.*공유 메모리"):
+        launch.run("sgemm_warp_tiling", A, A.T.copy())
+    results = measure_or_recorded(["sgemm_warp_tiling"], sizes=(1024,), reps=2)
+    assert not results.live and "sgemm_warp_tiling" in results.why_recorded and results.rows

@@ -1,4 +1,4 @@
-"""Particles after numbers and glued values (course/korean.py), and the scans that keep the text right:
+"""Particles after numbers and glued values (korean_text, shared by course/ and sims/), and the scans that keep the text right:
 the sources (chapters, quiz banks, simulators' strings) with no build, and the built site page by page."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from course.facts import Facts, Text
-from course.korean import (CONSONANT, RIEUL, VOWEL, final_sound, particle, particle_problems, with_particle,
+from korean_text import (CONSONANT, RIEUL, VOWEL, final_sound, particle, particle_problems, with_particle,
                            wrong_form)
 
 REPO = Path(__file__).resolve().parent.parent
@@ -101,7 +101,7 @@ def test_particle_problems(text, found):
 
 SOURCES = sorted(p for p in [*REPO.glob("book/**/*.md"), *REPO.glob("course/banks/*.yaml"), *REPO.glob("sims/*.py"),
                              *REPO.glob("course/*.py"), *REPO.glob("course/facts/*.py"),
-                             *REPO.glob("course/exercise/*.py"), *REPO.glob("course/static/*.js")]
+                             *REPO.glob("course/autograder/*.py"), *REPO.glob("course/static/*.js")]
                  if not any(part.startswith(".") or part == "_build" for part in p.relative_to(REPO).parts)
                  and p.name != "korean.py")
 
@@ -124,7 +124,7 @@ PLACEHOLDER_PARTICLE = re.compile(r"\{[^{}\n]+\}(?:으로|로|과|와|을|를|�
 
 @pytest.mark.parametrize("path", sorted(REPO.glob("sims/*.py")), ids=lambda p: p.name)
 def test_simulator_messages_choose_particles_after_values(path):
-    """A simulator's message with a value before a two-form particle uses course.korean.with_particle."""
+    """A simulator's message with a value before a two-form particle uses korean_text.with_particle."""
     text = path.read_text(encoding="utf-8")
     hits = [f"{path.name}:{_where(text, m.start())}: {m.group(0)}" for m in PLACEHOLDER_PARTICLE.finditer(text)]
     assert not hits, "\n".join(hits)

@@ -165,3 +165,36 @@ def test_student_is_stored(tmp_path):
 def test_add_attempt_rejects_incomplete_records(tmp_path):
     with pytest.raises(ValueError):
         ProgressStore(tmp_path).add_attempt({"module": 6})
+
+
+@pytest.mark.parametrize("content", [
+    '{"schema": "sgemm-course-progress", "schema_version": 1, "attempts": [' + "[" * 1000 + "]" * 1000 + "]}",
+    "[" * 100000 + "]" * 100000,
+    '{"schema": "sgemm-course-progress", "schema_version": 1, "attempts": [], "student": '
+    + '{"a": ' * 900 + "1" + "}" * 900 + "}",
+    "[1, 2, 3]", '"progress"', "42", "null", '{"schema": "sgemm-course-progress", "schema_version": 1}',
+])
+def test_a_progress_file_of_any_shape_is_set_aside_and_rebuilt(tmp_path, content):
+    """Whatever the file holds (nested a thousand deep, a list, a bare string), loading recovers."""
+    store = ProgressStore(tmp_path)
+    tmp_path.mkdir(exist_ok=True)
+    store.path.write_text(content, encoding="utf-8")
+    state = store.load()
+    assert state["attempts"] == [] and state["schema"] == "sgemm-course-progress"
+    assert store.notices and any(p.name.startswith("progress.json.corrupt-") for p in tmp_path.iterdir())
+    record(store, correct_single=True)                        # and it works from then on
+    assert len(ProgressStore(tmp_path).attempts(6)) == 1
+
+
+def test_an_attempt_submitted_but_never_recorded_still_counts(tmp_path):
+    store = ProgressStore(tmp_path)
+    assert store.next_attempt_number(6) == 1
+    store.note_attempt(6, 1)
+    assert store.next_attempt_number(6) == 2 and store.attempts(6) == []
+    store.note_attempt(6, 1)                                   # idempotent
+    assert store.next_attempt_number(6) == 2 and store.next_attempt_number(9) == 1
+    raw = json.loads(store.path.read_text(encoding="utf-8"))
+    raw["attempt_numbers"] = {"6": "many"}                     # a damaged counter: the file is recovered
+    store.path.write_text(json.dumps(raw), encoding="utf-8")
+    fresh = ProgressStore(tmp_path)
+    assert fresh.next_attempt_number(6) >= 1 and fresh.notices

@@ -176,7 +176,8 @@ def test_checkpoint_gates_module_7_until_passed(page, site_url, tmp_path):
     assert doc["presentation"] == {"learner": learner, "attempt": 2, "choice_order": seeded_orders(bank, learner, 2)}
     single = next(q for q in bank.questions if q.type == "single")
     feedback = quiz.locator(f'[data-quiz-question="{single.id}"] [data-quiz-feedback]').inner_text()
-    assert f"({single.correct_choice_ids[0]})" in feedback                  # feedback names the choice by id
+    key = next(c.text for c in single.choices if c.correct)
+    assert "정답" in feedback and "정답:" not in feedback and key not in feedback   # a checkpoint never shows a key
 
     # 5. module 7 opens, and stays open after a reload
     other.reload()
@@ -318,3 +319,68 @@ def test_a_new_learner_gets_an_id_once(page, site_url):
     assert stored["learner"] == learner and len(learner) == 16
     page.reload()
     assert page.locator('.course-quiz[data-module="6"]').get_attribute("data-quiz-learner") == learner
+
+
+def test_a_checkpoint_shows_what_to_review_never_a_key(page, site_url):
+    """Blank first: every question is named wrong with its chapter section, and nothing could be copied."""
+    quiz_errors = watch_quiz_errors(page)
+    bank = load_bank(6)
+    page.goto(chapter_url(site_url, 6))
+    quiz = page.locator('.course-quiz[data-module="6"]')
+    labels = quiz.locator(f'[data-quiz-question="{bank.questions[0].id}"] .course-quiz-choice-id').all_inner_texts()
+    assert labels == [f"({letter})" for letter in "abcdefghij"[:len(labels)]]     # letters follow the order shown
+    quiz.locator('button[data-quiz-action="submit"]').click()
+    quiz.locator('button[data-quiz-action="submit"]').click()                    # "nothing answered?" yes
+    expect()(quiz).to_have_attribute("data-quiz-state", "final")
+    shown = "\n".join(quiz.locator("[data-quiz-feedback], [data-quiz-result]").all_inner_texts())
+    assert "복습할 곳" in shown
+    for q in bank.questions:
+        block = quiz.locator(f'[data-quiz-question="{q.id}"]')
+        assert block.locator("[data-quiz-review]").count() == 1, q.id
+        secrets = [c.text.replace("`", "") for c in q.choices if c.correct] + [q.explanation.strip().splitlines()[0]]
+        if q.type == "numeric":
+            secrets.append(f"{q.answer.value:g} {q.answer.unit}".strip())
+        if q.type == "free":
+            secrets += [q.model_answer.strip().splitlines()[0], *q.rubric]
+        for secret in secrets:
+            assert secret not in shown, (q.id, secret)
+    assert quiz.locator(".course-quiz-right").count() == 0 and "해설" not in shown
+    assert quiz_errors == []
+
+
+def test_a_later_checkpoint_attempt_draws_the_same_variant_as_python(page, site_url, tmp_path):
+    """Attempt 3 (two used): the numeric questions show values drawn for this attempt, the key follows
+    them, the file records them, and the instructor's grade agrees."""
+    from course.variants import presented_questions
+    quiz_errors = watch_quiz_errors(page)
+    bank = load_bank(6)
+    learner = "5eed5eed5eed5eed"
+    page.goto(chapter_url(site_url, 6))
+    page.evaluate("v => localStorage.setItem('sgemm-course-progress', v)", json.dumps(
+        {"schema": "sgemm-course-progress", "schema_version": 1, "attempts": [], "student": {}, "learner": learner,
+         "attempt_numbers": {"6": 2}}))
+    page.reload()
+    quiz = page.locator('.course-quiz[data-module="6"]')
+    assert quiz.get_attribute("data-quiz-attempt") == "3"
+    shown, drawn = presented_questions(bank.questions, learner, 3, load_settings().attempts_before_variant)
+    assert drawn                                                                  # m06 has a variant question
+    varied = {q.id: q for q in shown}
+    for qid in drawn:
+        prompt = quiz.locator(f'[data-quiz-question="{qid}"] .course-quiz-prompt').inner_text()
+        assert " ".join(prompt.split()) == " ".join(varied[qid].prompt.replace("`", "").split())
+    take_quiz(page, type("Shown", (), {"module": 6, "questions": shown})(), {q.id for q in shown})
+    quiz.locator('input[data-quiz-student="id"]').fill("VAR-3")
+    with page.expect_download() as download_info:
+        quiz.locator('button[data-quiz-action="download"]').click()
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    saved = folder / download_info.value.suggested_filename
+    download_info.value.save_as(saved)
+    doc = json.loads(saved.read_text(encoding="utf-8"))
+    assert doc["presentation"]["attempt"] == 3 and doc["presentation"]["variants"] == drawn
+    out = tmp_path / "gradebook.csv"
+    assert grade(folder, out).returncode in (0, 3)
+    row = read_csv(out)[0]
+    assert row["attempt"] == "3" and row["file"] == saved.name
+    assert all(row[qid] == "1" for qid in drawn)
+    assert quiz_errors == []

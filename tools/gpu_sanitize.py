@@ -3,15 +3,19 @@
     compute-sanitizer --tool memcheck  python tools/gpu_sanitize.py
     compute-sanitizer --tool racecheck python tools/gpu_sanitize.py
     compute-sanitizer --tool synccheck python tools/gpu_sanitize.py
+    COURSE_DEVICE_PROFILE=T4 compute-sanitizer --tool racecheck python tools/gpu_sanitize.py --configurable
 
 Only the course's kernels (and the launcher's staging copies) run on the device: inputs are made
 with NumPy and copied, the reference is computed on the CPU in float64, so every report the sanitizer
 prints is about them. The shapes cut every block tile (Level 6's is 128 x 256) and leave a partial K
 tile; the last case starts every operand 4 bytes past an aligned address, so the float4 kernels take
-the staged path.
+the staged path. The kernels run in the active device's configuration (COURSE_DEVICE_PROFILE included);
+--kernel NAME (repeatable) or --configurable (Levels 5 and 6, whose configuration follows the device)
+limits the run.
 """
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
@@ -19,7 +23,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from kernels import launch, registry  # noqa: E402
+from kernels import configs, launch, registry  # noqa: E402
 
 SHAPES = [(64, 64, 64), (37, 29, 19), (131, 260, 100)]
 STAGED = (33, 65, 17)
@@ -51,9 +55,17 @@ def run_one(name: str, M: int, N: int, K: int, beta: float, offset: int = 0) -> 
     return float(np.linalg.norm(got - ref) / np.linalg.norm(ref)), prepared.staged
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--kernel", action="append", help="only this kernel (repeatable)")
+    ap.add_argument("--configurable", action="store_true", help="only the kernels configured per device")
+    args = ap.parse_args(argv)
+    names = args.kernel or (list(registry.configurable()) if args.configurable else list(registry.KERNELS))
+    profile = configs.active_profile()
+    print(f"device profile: {profile.name if profile else '-'}", flush=True)
     bad = 0
-    for name in registry.KERNELS:
+    for name in names:
+        print(f"    {name}: {configs.config_text(configs.spec_for(name))}", flush=True)
         cases = [(shape, beta, 0) for shape in SHAPES for beta in (0.0, 0.5)] + [(STAGED, 0.5, 1)]
         for (M, N, K), beta, offset in cases:
             err, staged = run_one(name, M, N, K, beta, offset)

@@ -242,6 +242,7 @@ def main() -> int:
     if args.merge and os.path.exists(args.out):
         with open(args.out, encoding="utf-8") as fh:
             result = merge(json.load(fh), result, keys)
+    record.guard_book_record(args.out)
     with open(args.out, "w", encoding="utf-8") as fh:
         json.dump(result, fh, indent=1, ensure_ascii=False)
     print(f"wrote {args.out}")

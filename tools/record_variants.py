@@ -26,15 +26,10 @@ TOLERANCE = 1e-5
 
 
 def compile_variant(v):
-    import cupy
-
     spec = registry.get(v.base)
     if v.source is None:
-        return compiler.get_variant(spec.file, v.entry, v.defines, spec.dynamic_smem)
-    module = cupy.RawModule(code=v.source(), options=compiler.NVRTC_OPTIONS)
-    kernel = module.get_function(v.entry)
-    compiler.allow_dynamic_smem(kernel, spec.dynamic_smem)
-    return kernel
+        return compiler.get_variant(spec.file, v.entry, v.defines, spec.dynamic_smem, spec.threads)
+    return compiler.kernel_from_source(v.source(), v.entry, spec.dynamic_smem, spec.threads)
 
 
 def measure(v, kernel, n: int, reps: int) -> dict:
@@ -86,6 +81,7 @@ def main() -> int:
             bad += not row["correct"]
             print(f"{name:<22} {n:>5} {row['variant_ms']:>11.3f} {row['base_ms']:>9.3f} {row['time_ratio']:>7.3f} "
                   f"{regs:>4}/{base_regs:<4}  {'yes' if row['correct'] else 'NO'}", flush=True)
+    record.guard_book_record(args.out)
     Path(args.out).write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
     return 1 if bad else 0

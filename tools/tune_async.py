@@ -18,12 +18,14 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.environ.setdefault("CUPY_TF32", "0")
 
-from kernels import bench, record, registry  # noqa: E402
+from kernels import bench, configs, record, registry  # noqa: E402
+from kernels.errors import DeviceLimitError  # noqa: E402
 
-# (BK, STAGES, EARLY_BARRIER). The ring is in dynamic shared memory; two blocks per SM must fit in
-# 228 KiB, which rules out BK 32 with 4 stages. The early barrier (before the last k step of a tile)
-# needs three stages or more.
-CONFIGS = [(8, 2, 0), (8, 3, 0), (8, 3, 1), (16, 2, 0), (16, 3, 0), (16, 3, 1), (16, 4, 1), (32, 2, 0), (32, 3, 1)]
+# (BK, STAGES, EARLY_BARRIER): the rings kernels/configs.py chooses from. The ring is in dynamic shared
+# memory; two blocks per SM must fit in 228 KiB, which rules out BK 32 with 4 stages. The early barrier
+# (before the last k step of a tile) needs three stages or more. Under COURSE_DEVICE_PROFILE the rings
+# that do not fit the profile's GPU are skipped.
+CONFIGS = list(configs.LEVEL5_RINGS)
 SIZES = (2048, 4096, 8192)
 BAR_SIZES = (4096, 8192)
 REPS = {2048: 40, 4096: 30, 8192: 12}
@@ -73,8 +75,13 @@ def main() -> int:
                 spec = registry.get(name)
                 defines = {"L5_BK": bk, "L5_STAGES": stages, "L5_EARLY_BARRIER": early}
                 smem = registry.level5_smem({"BK": bk, "STAGES": stages})
-                for r in bench.variant_rows(spec.file, name, defines, spec.block, spec.tile, smem, [n],
-                                            reps=REPS.get(n, 20)):
+                try:
+                    measured = bench.variant_rows(spec.file, name, defines, spec.block, spec.tile, smem, [n],
+                                                  reps=REPS.get(n, 20))
+                except DeviceLimitError as exc:
+                    print(f"{n:5d} {name:<22} BK={bk:<2} S={stages} E={early} skipped: {exc}", flush=True)
+                    continue
+                for r in measured:
                     r["vs_level4"] = against_level4(spec, defines, smem, n)
                     rows.append({**r, "BK": bk, "STAGES": stages, "EARLY_BARRIER": early})
                     print(f"{n:5d} {name:<22} BK={bk:<2} S={stages} E={early} {r['median_ms']:8.3f} ms "
@@ -102,6 +109,7 @@ def main() -> int:
                           f"{KEEP_MARGIN:.0%} faster")
         result["keep_margin"] = KEEP_MARGIN
         result["chosen"] = dict(zip(("BK", "STAGES", "EARLY_BARRIER"), chosen)) if chosen else None
+        record.guard_book_record(args.out)
         with open(args.out, "w", encoding="utf-8") as fh:
             json.dump(result, fh, indent=1, ensure_ascii=False)
     return 0

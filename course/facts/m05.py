@@ -1,111 +1,143 @@
 """Facts of module 5 (m05_coalescing.md): the recorded Nsight Compute and benchmark numbers its
-text quotes, and the SASS counts of Levels 0 and 1."""
+text quotes, and the SASS counts of Levels 0 and 1 (from the SASS record). The claims next to the
+values guard the text's directional sentences and the number the quiz bank quotes."""
 from __future__ import annotations
 
 import json
 
-from course.facts import Facts
+from course.facts import Facts, quiz_text
+from course.facts.recorded_sass import sass
 from course.page import recorded
-from kernels import sass
 from kernels.record import DATA_DIR
 
 f = Facts("m05")
 
-PROFILES = json.loads((DATA_DIR / "profiles.json").read_text(encoding="utf-8"))
-PROF = {k["kernel"]: k for k in PROFILES["kernels"]}
-BENCH = recorded()
 SIZES = (1024, 2048, 4096)
-SHORT = {"sgemm_naive": "naive", "sgemm_naive_strided": "strided", "sgemm_coalesced": "coal"}
+# The chapter's three kernels and the short label each gives its facts' names (spr_naive, pc_coal_4096, ...)
+FACT_LABELS = {"sgemm_naive": "naive", "sgemm_naive_strided": "strided", "sgemm_coalesced": "coal"}
+
+profile_record = json.loads((DATA_DIR / "profiles.json").read_text(encoding="utf-8"))   # book/data/profiles.json
+kernel_profiles = {k["kernel"]: k for k in profile_record["kernels"]}
+naive_profile = kernel_profiles["sgemm_naive"]
+strided_profile = kernel_profiles["sgemm_naive_strided"]
+coalesced_profile = kernel_profiles["sgemm_coalesced"]
+bench = recorded()                                                                       # book/data/benchmarks.json
+
+# ============================================================ Nsight Compute (4096³)
+# Per kernel: fact prefix -> (profiles.json field, format); the fact is PREFIX_LABEL, e.g. spr_naive, occ_coal
+PROFILE_FIELDS = {"spr": ("sectors_per_request", ".1f"), "dur": ("duration_ms", ".1f"), "sm": ("sm_pct", ".1f"),
+                  "mem": ("mem_pct", ".1f"), "dram": ("dram_pct", ".1f"),
+                  "occ": ("theoretical_occupancy_pct", ".0f"), "regs": ("registers", ".0f")}
+for kernel, label in FACT_LABELS.items():
+    profile = kernel_profiles[kernel]
+    for prefix, (field, fmt) in PROFILE_FIELDS.items():
+        f.set(f"{prefix}_{label}", profile[field], fmt)
+    f.set(f"dramgb_{label}", profile["dram_bytes"] / 1e9, ".2f")
+    f.set(f"ls_{label}", profile["stalls"]["Long Scoreboard"], ".1f")
+    f.set(f"lg_{label}", profile["stalls"]["LG Throttle"], ".1f")
+
+f.set("l1_ratio_strided", strided_profile["global_ld_sectors"] / naive_profile["global_ld_sectors"], ".2f")
+f.set("dram_ratio_strided", strided_profile["dram_bytes"] / naive_profile["dram_bytes"], ".2f")
+f.set("dur_ratio_strided", strided_profile["duration_ms"] / naive_profile["duration_ms"], ".1f")
+f.set("req_ratio_coal", naive_profile["global_ld_requests"] / coalesced_profile["global_ld_requests"], ".1f")
+f.set("sect_ratio_coal", naive_profile["global_ld_sectors"] / coalesced_profile["global_ld_sectors"], ".2f")
+f.set("instr_ratio_coal", naive_profile["instructions"] / coalesced_profile["instructions"], ".1f")
+f.set("ncu_date", str(profile_record["date"])[:10])
+f.set("ncu_device", profile_record["device"])
 
 
-def g(key, text):
-    f[key] = text
+@f.claims
+def profile_directions(check):
+    """The sentences of "Nsight Compute 프로파일" and of the model sections, against profiles.json."""
+    naive, strided, coal = naive_profile, strided_profile, coalesced_profile
+    check(strided["stalls"]["LG Throttle"] > strided["stalls"]["Long Scoreboard"],
+          "본문: 반례에서 가장 큰 스톨은 LG Throttle로, Long Scoreboard보다 크다")
+    check(coal["stalls"]["Long Scoreboard"] > 10 * max(coal["stalls"]["LG Throttle"], 0.1),
+          "본문: Level 1에 남은 스톨은 거의 모두 Long Scoreboard")
+    check(max(p["dram_pct"] for p in (naive, strided, coal)) < 50 < min(p["mem_pct"] for p in (naive, strided, coal)),
+          "본문: 세 커널 모두 DRAM은 한가하고 바쁜 곳은 칩 안의 캐시 경로 (메모리 처리량 > 50% > DRAM)")
+    naive_order = sorted(naive["stalls"], key=lambda reason: -naive["stalls"][reason])
+    check(naive_order[:2] == ["Long Scoreboard", "LG Throttle"],
+          "본문: 나이브 커널의 가장 큰 스톨은 Long Scoreboard, 그다음이 LG Throttle")
+    check(naive["sectors_per_request"] == 2.0 and strided["sectors_per_request"] == (16 + 1) / 2
+          and abs(coal["sectors_per_request"] - 34 / 5) < 0.05,
+          "본문: 측정한 요청당 섹터가 모델(2.0, 8.5, 6.8)과 같다")
+    check(abs(naive["global_ld_requests"] / coal["global_ld_requests"] - 32 / 5) < 0.1
+          and abs(naive["global_ld_sectors"] / coal["global_ld_sectors"] - 64 / 34) < 0.05,
+          "본문: 요청은 32/5 = 6.4배, 섹터는 64/34 ≈ 1.88배 줄어든다 (모델과 측정)")
+    check(abs(strided["dram_bytes"] / naive["dram_bytes"] - 1) < 0.05
+          and strided["global_ld_sectors"] > 3 * naive["global_ld_sectors"],
+          "본문: 반례의 DRAM 바이트는 거의 같고 L1 섹터는 몇 배")
+    check(strided["sm_pct"] < 20 and strided["mem_pct"] > 90, "본문: 반례의 SM 처리량은 낮고 메모리(캐시 경로)는 바쁘다")
+    check(coal["mem_pct"] < naive["mem_pct"] and coal["duration_ms"] < naive["duration_ms"]
+          and coal["stalls"]["LG Throttle"] < 0.1 and naive["instructions"] > 2 * coal["instructions"],
+          "본문: Level 1은 명령과 LG Throttle을 줄였고, 메모리 처리량과 시간도 내려왔다")
+    check(coal["registers"] > naive["registers"]
+          and coal["theoretical_occupancy_pct"] < naive["theoretical_occupancy_pct"],
+          "본문: 레지스터가 늘어 이론 점유율이 내려갔다")
 
 
-# Nsight Compute (4096³): sectors per request, duration, SOL, stalls, DRAM bytes
-for name, short in SHORT.items():
-    p = PROF[name]
-    g(f"spr_{short}", f"{p['sectors_per_request']:.1f}")
-    g(f"dur_{short}", f"{p['duration_ms']:.1f}")
-    g(f"sm_{short}", f"{p['sm_pct']:.1f}")
-    g(f"mem_{short}", f"{p['mem_pct']:.1f}")
-    g(f"dram_{short}", f"{p['dram_pct']:.1f}")
-    g(f"dramgb_{short}", f"{p['dram_bytes'] / 1e9:.2f}")
-    g(f"ls_{short}", f"{p['stalls']['Long Scoreboard']:.1f}")
-    g(f"lg_{short}", f"{p['stalls']['LG Throttle']:.1f}")
-    g(f"occ_{short}", f"{p['theoretical_occupancy_pct']:.0f}")
-    g(f"regs_{short}", f"{p['registers']:.0f}")
+def median_ms(kernel, n):
+    """Recorded median time of `kernel` at n³."""
+    return bench.at(kernel, n)["median_ms"]
 
-naive, strided, coal = (PROF[n] for n in SHORT)
-g("l1_ratio_strided", f"{strided['global_ld_sectors'] / naive['global_ld_sectors']:.2f}")
-g("dram_ratio_strided", f"{strided['dram_bytes'] / naive['dram_bytes']:.2f}")
-g("dur_ratio_strided", f"{strided['duration_ms'] / naive['duration_ms']:.1f}")
-g("req_ratio_coal", f"{naive['global_ld_requests'] / coal['global_ld_requests']:.1f}")
-g("sect_ratio_coal", f"{naive['global_ld_sectors'] / coal['global_ld_sectors']:.2f}")
-g("instr_ratio_coal", f"{naive['instructions'] / coal['instructions']:.1f}")
-g("ncu_date", str(PROFILES["date"])[:10])
-g("ncu_device", PROFILES["device"])
 
-# benchmarks.json (recorded run times): % of cuBLAS, speed ratios
-for name, short in SHORT.items():
+# ============================================================ benchmarks.json: % of cuBLAS, speed ratios
+for kernel, label in FACT_LABELS.items():
     for n in SIZES:
-        row = BENCH.at(name, n)
-        g(f"pc_{short}_{n}", f"{row['pct_cublas']:.1f}")
-        g(f"gf_{short}_{n}", f"{row['gflops']:,.0f}")
+        f.set(f"pc_{label}_{n}", bench.at(kernel, n)["pct_cublas"], ".1f")
+        f.set(f"gf_{label}_{n}", bench.at(kernel, n)["gflops"], ",.0f")
 for n in SIZES:
-    g(f"gf_cublas_{n}", f"{BENCH.at('cublas', n)['gflops']:,.0f}")
-    g(f"speedup_{n}", f"{BENCH.at('sgemm_naive', n)['median_ms'] / BENCH.at('sgemm_coalesced', n)['median_ms']:.2f}")
-    g(f"slowdown_{n}", f"{BENCH.at('sgemm_naive_strided', n)['median_ms'] / BENCH.at('sgemm_naive', n)['median_ms']:.1f}")
-g("bench_device", BENCH.provenance["device"])
-g("bench_date", str(BENCH.provenance["date"])[:10])
-
-# Check the qualitative facts the text relies on against the records (a contradicting re-recording stops the build).
-for n in SIZES:
-    assert BENCH.at("sgemm_coalesced", n)["median_ms"] < BENCH.at("sgemm_naive", n)["median_ms"]
-    assert BENCH.at("sgemm_naive", n)["median_ms"] < BENCH.at("sgemm_naive_strided", n)["median_ms"]
-assert BENCH.at("cublas", 4096)["gflops"] > 1.5 * BENCH.at("cublas", 1024)["gflops"]
-assert BENCH.at("sgemm_coalesced", 4096)["pct_cublas"] < BENCH.at("sgemm_coalesced", 1024)["pct_cublas"]
-assert strided["stalls"]["LG Throttle"] > strided["stalls"]["Long Scoreboard"]
-assert coal["stalls"]["Long Scoreboard"] > 10 * max(coal["stalls"]["LG Throttle"], 0.1)
-assert max(p["dram_pct"] for p in (naive, strided, coal)) < 50 < min(p["mem_pct"] for p in (naive, strided, coal))
-_ns = sorted(naive["stalls"].items(), key=lambda kv: -kv[1])
-assert [_ns[0][0], _ns[1][0]] == ["Long Scoreboard", "LG Throttle"]
-
-_sass = {name: sass.summarize(name, "sm_90") for name in ("sgemm_naive", "sgemm_coalesced")}
-g("sass_ldg32_naive", str(_sass["sgemm_naive"].ldg_32))
-g("sass_ldg128_coal", str(_sass["sgemm_coalesced"].ldg_128))
-g("sass_ffma_coal", str(_sass["sgemm_coalesced"].ffma))
-assert _sass["sgemm_naive"].ldg_128 == 0 and _sass["sgemm_coalesced"].ldg_32 == 0
-assert _sass["sgemm_coalesced"].ldg_128 > 0 and _sass["sgemm_coalesced"].local_bytes == 0
-_ops = _sass["sgemm_coalesced"].counts
-assert _ops["LDG.E.128.CONSTANT"] > 0 and _ops["LDG.E.128"] > 0
+    f.set(f"gf_cublas_{n}", bench.at("cublas", n)["gflops"], ",.0f")
+    f.set(f"speedup_{n}", median_ms("sgemm_naive", n) / median_ms("sgemm_coalesced", n), ".2f")
+    f.set(f"slowdown_{n}", median_ms("sgemm_naive_strided", n) / median_ms("sgemm_naive", n), ".1f")
 for n in (1024, 4096):
-    g(f"pk_cublas_{n}", f"{BENCH.at('cublas', n)['pct_peak']:.1f}")
+    f.set(f"pk_cublas_{n}", bench.at("cublas", n)["pct_peak"], ".1f")
+f.set("bench_device", bench.provenance["device"])
+f.set("bench_date", str(bench.provenance["date"])[:10])
 
-# More of the text's directions and matches (a contradicting re-recording stops the build)
-_pc = [BENCH.at("sgemm_coalesced", n)["pct_cublas"] for n in SIZES]
-assert _pc[0] > _pc[1] > _pc[2], "본문: Level 1의 cuBLAS 대비 비율은 크기가 커질수록 떨어진다"
-_gf = [BENCH.at("sgemm_coalesced", n)["gflops"] for n in SIZES]
-assert max(_gf) / min(_gf) < 1.3, "본문: Level 1의 처리량은 크기에 따라 크게 달라지지 않는다"
-assert BENCH.at("cublas", 1024)["pct_peak"] < BENCH.at("cublas", 4096)["pct_peak"] - 10, \
-    "본문: 작은 행렬에서는 cuBLAS도 제 속도를 다 내지 못한다"
-assert all(BENCH.at("sgemm_naive_strided", n)["median_ms"] > 3 * BENCH.at("sgemm_naive", n)["median_ms"] for n in SIZES), \
-    "본문: 반례는 나이브 커널보다 훨씬(몇 배) 느리다"
-assert naive["sectors_per_request"] == 2.0 and strided["sectors_per_request"] == (16 + 1) / 2 and \
-    abs(coal["sectors_per_request"] - 34 / 5) < 0.05, "본문: 측정한 요청당 섹터가 모델(2.0, 8.5, 6.8)과 같다"
-assert abs(naive["global_ld_requests"] / coal["global_ld_requests"] - 32 / 5) < 0.1 and \
-    abs(naive["global_ld_sectors"] / coal["global_ld_sectors"] - 64 / 34) < 0.05, \
-    "본문: 요청은 32/5 = 6.4배, 섹터는 64/34 ≈ 1.88배 줄어든다 (모델과 측정)"
-assert abs(strided["dram_bytes"] / naive["dram_bytes"] - 1) < 0.05 and \
-    strided["global_ld_sectors"] > 3 * naive["global_ld_sectors"], "본문: 반례의 DRAM 바이트는 거의 같고 L1 섹터는 몇 배"
-assert strided["sm_pct"] < 20 and strided["mem_pct"] > 90, "본문: 반례의 SM 처리량은 낮고 메모리(캐시 경로)는 바쁘다"
-assert coal["mem_pct"] < naive["mem_pct"] and coal["duration_ms"] < naive["duration_ms"] and \
-    coal["stalls"]["LG Throttle"] < 0.1 and naive["instructions"] > 2 * coal["instructions"], \
-    "본문: Level 1은 명령과 LG Throttle을 줄였고, 메모리 처리량과 시간도 내려왔다"
-assert coal["registers"] > naive["registers"] and coal["theoretical_occupancy_pct"] < naive["theoretical_occupancy_pct"], \
-    "본문: 레지스터가 늘어 이론 점유율이 내려갔다"
 
-# The quiz's numbers (course/banks/m05.yaml)
-from course.facts import quiz_text       # noqa: E402
+@f.claims
+def benchmark_directions(check):
+    """The bullet list after the benchmark cell, against benchmarks.json."""
+    for n in SIZES:
+        check(median_ms("sgemm_coalesced", n) < median_ms("sgemm_naive", n), f"본문: Level 1은 모든 크기에서 나이브 커널보다 빠르다 ({n}³)")
+        check(median_ms("sgemm_naive", n) < median_ms("sgemm_naive_strided", n), f"본문: 반례는 나이브 커널보다 느리다 ({n}³)")
+    check(bench.at("cublas", 4096)["gflops"] > 1.5 * bench.at("cublas", 1024)["gflops"],
+          "본문: cuBLAS는 1024³에서 4096³으로 가며 크게 빨라진다")
+    check(bench.at("sgemm_coalesced", 4096)["pct_cublas"] < bench.at("sgemm_coalesced", 1024)["pct_cublas"],
+          "본문: Level 1의 cuBLAS 대비 비율은 4096³이 1024³보다 낮다")
+    coalesced_pct = [bench.at("sgemm_coalesced", n)["pct_cublas"] for n in SIZES]
+    check(coalesced_pct[0] > coalesced_pct[1] > coalesced_pct[2], "본문: Level 1의 cuBLAS 대비 비율은 크기가 커질수록 떨어진다")
+    coalesced_gflops = [bench.at("sgemm_coalesced", n)["gflops"] for n in SIZES]
+    check(max(coalesced_gflops) / min(coalesced_gflops) < 1.3, "본문: Level 1의 처리량은 크기에 따라 크게 달라지지 않는다")
+    check(bench.at("cublas", 1024)["pct_peak"] < bench.at("cublas", 4096)["pct_peak"] - 10,
+          "본문: 작은 행렬에서는 cuBLAS도 제 속도를 다 내지 못한다")
+    check(all(median_ms("sgemm_naive_strided", n) > 3 * median_ms("sgemm_naive", n) for n in SIZES),
+          "본문: 반례는 나이브 커널보다 훨씬(몇 배) 느리다")
 
-assert f"요청당 섹터 수는 {naive['sectors_per_request']:.1f}" in quiz_text(5, "m05-q08"), "퀴즈 m05-q08: 요청당 2.0섹터"
+
+# ============================================================ SASS of Levels 0 and 1 (sm_90, recorded)
+naive_sass = sass.summarize("sgemm_naive", "sm_90")
+coalesced_sass = sass.summarize("sgemm_coalesced", "sm_90")
+f.set("sass_ldg32_naive", naive_sass.ldg_32, "d")
+f.set("sass_ldg128_coal", coalesced_sass.ldg_128, "d")
+f.set("sass_ffma_coal", coalesced_sass.ffma, "d")
+
+
+@f.claims
+def sass_loads(check):
+    """The sentences of "SASS와 자원" on the load instructions, against the recorded SASS."""
+    check(naive_sass.ldg_128 == 0 and coalesced_sass.ldg_32 == 0,
+          "본문: 나이브 커널의 로드는 모두 32비트 LDG이고, Level 1의 로드는 모두 LDG.E.128")
+    check(coalesced_sass.ldg_128 > 0 and coalesced_sass.local_bytes == 0,
+          "본문: Level 1은 LDG.E.128을 쓰고, 로컬 메모리가 0 B이므로 acc와 a_k는 레지스터에만 있다")
+    check(coalesced_sass.counts["LDG.E.128.CONSTANT"] > 0 and coalesced_sass.counts["LDG.E.128"] > 0,
+          "본문: A와 B는 LDG.E.128.CONSTANT로, beta ≠ 0일 때 C는 접미사 없는 LDG.E.128로 읽는다")
+
+
+@f.claims
+def quiz_numbers(check):
+    """The recorded number the bank (course/banks/m05.yaml) quotes."""
+    check(f"요청당 섹터 수는 {naive_profile['sectors_per_request']:.1f}" in quiz_text(5, "m05-q08"),
+          "퀴즈 m05-q08: 요청당 2.0섹터")

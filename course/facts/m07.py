@@ -1,203 +1,225 @@
 """Facts of module 7 (m07_register_blocking.md): the recorded benchmark and Nsight Compute numbers,
-the register and shared-memory budget, the SASS counts of Level 3, and the grid-fill (wave) numbers of
-the small sizes. Every SASS, Nsight and directional claim of the text, and every recorded number the quiz
-bank quotes, has an assert below ("본문: ...", "퀴즈 m07-qNN: ..."): a re-recording or compiler change
-that contradicts one stops the build."""
+the register and shared-memory budget, the SASS counts of Level 3 and of its source variants (from the
+SASS record), and the grid-fill (wave) numbers of the small sizes. Every SASS, Nsight and directional
+claim of the text, and every recorded number the quiz bank quotes, is a claim below ("본문: ...",
+"퀴즈 m07-qNN: ..."): a re-recording or compiler change that contradicts one stops the build."""
 from __future__ import annotations
 
 import json
+import re
 
-from course.facts import Facts
+from course.facts import Facts, quiz_text
+from course.facts.recorded_sass import sass
 from course.page import recorded
-from kernels import compiler, sass
 from kernels.record import DATA_DIR
 from sims import outer_product, roofline
+from sims import warp_tiling                # the same wave model module 11 uses
 
 f = Facts("m07")
 
 N4 = 4096
-RB, PAD, L2 = "sgemm_register_blocking", "sgemm_register_blocking_padded", "sgemm_tiled"
-K_TILES = N4 // 8                       # BK = 8
-BLOCKS = (N4 // 128) ** 2               # 128×128 block tiles
-WARPS_PER_BLOCK = 8                     # 256 threads
-
-bench = recorded()                      # book/data/benchmarks.json (recorded results)
-bprov = bench.provenance
-b = {k: bench.at(k, N4) for k in (RB, PAD, L2, "cublas")}
-prof = json.loads((DATA_DIR / "profiles.json").read_text(encoding="utf-8"))
-p = {k["kernel"]: k for k in prof["kernels"]}
-
-
-def g(name, value, fmt="s"):
-    """Glue one value for the text (myst-nb glue, output hidden)."""
-    f[name] = format(value, fmt)
-
-
-# Recorded benchmarks (benchmarks.json, 4096³)
-g("b_device", bprov["device"])
-g("b_date", str(bprov["date"])[:10])
-g("speedup_l2_l3", b[L2]["median_ms"] / b[RB]["median_ms"], ".1f")
-for key, name in (("rb", RB), ("pad", PAD), ("l2", L2)):
-    g(f"{key}_ms", b[name]["median_ms"], ".2f")
-    g(f"{key}_pct_cublas", b[name]["pct_cublas"], ".1f")
-    g(f"{key}_regs", b[name]["registers"], "d")
-    g(f"{key}_smem", b[name]["smem_static"], ",d")
-    g(f"{key}_tflops", b[name]["gflops"] / 1000, ".1f")
-g("rb_pct_peak", b[RB]["pct_peak"], ".1f")
-g("cublas_ms", b["cublas"]["median_ms"], ".2f")
-g("cublas_pct_peak", b["cublas"]["pct_peak"], ".1f")
-g("peak_tflops", bprov["peak_gflops"] / 1000, ".1f")
-
-# Padded variant vs. base kernel time as one phrase per size (the data also decides the direction)
-def _compare(n):
-    base, padded = bench.at(RB, n)["median_ms"], bench.at(PAD, n)["median_ms"]
-    diff = 100 * (padded / base - 1)
-    return f"{n}³에서 {abs(diff):.1f}% {'느림' if diff > 0 else '빠름'}"
-g("pad_compare", ", ".join(_compare(n) for n in (1024, 2048, 4096)))
-diff4 = 100 * (b[PAD]["median_ms"] / b[RB]["median_ms"] - 1)
-g("pad_diff_4096", f"{abs(diff4):.1f}% {'느립니다' if diff4 > 0 else '빠릅니다'}")
-
-# Recorded Nsight Compute profiles (profiles.json, 4096³)
-g("p_date", str(prof["date"])[:10])
-for key, name in (("rb", RB), ("pad", PAD), ("l2", L2)):
-    r = p[name]
-    g(f"p_{key}_regs", r["registers"], ".0f")
-    g(f"p_{key}_theo", r["theoretical_occupancy_pct"], ".1f")
-    g(f"p_{key}_ach", r["achieved_occupancy_pct"], ".1f")
-    g(f"p_{key}_ms", r["duration_ms"], ".2f")
-    g(f"p_{key}_ld_wpi", r["smem_ld_wavefronts_per_instruction"], ".2f")
-    g(f"p_{key}_st_wpi", r["smem_st_wavefronts_per_instruction"], ".2f")
-    g(f"p_{key}_ffma_share", 100 * r["ffma_instructions"] / 32 / r["instructions"], ".0f")
-    g(f"p_{key}_lds_per_ffma", r["smem_ld_instructions"] / (r["ffma_instructions"] / 32),
-      ".2f" if key == "l2" else ".3f")
-    per_tile = BLOCKS * WARPS_PER_BLOCK * K_TILES
-    g(f"p_{key}_lds_per_tile", r["smem_ld_instructions"] / per_tile, ".0f")
-    g(f"p_{key}_sts_per_tile", r["smem_st_instructions"] / per_tile, ".0f")
-    g(f"p_{key}_ld_conf_pct", 100 * r["smem_ld_bank_conflicts"] / r["smem_ld_instructions"],
-      ".2f" if key == "rb" else ".0f")
-g("p_instr_ratio", p[L2]["instructions"] / p[RB]["instructions"], ".1f")
-g("p_ld_wave_ratio", 100 * (p[PAD]["smem_ld_wavefronts"] / p[RB]["smem_ld_wavefronts"] - 1), ".0f")
-g("p_st_wave_ratio", p[PAD]["smem_st_wavefronts"] / p[RB]["smem_st_wavefronts"], ".1f")
-g("p_dram_ai", 2 * N4 ** 3 / p[RB]["dram_bytes"], ".0f")
-g("p_rb_spr", p[RB]["sectors_per_request"], ".0f")
-
-# SASS (compiled for sm_90 and disassembled; no GPU needed)
-s_rb = sass.summarize(RB, "sm_90")
-s_pad = sass.summarize(PAD, "sm_90")
+LEVEL3_KERNEL = "sgemm_register_blocking"
+PADDED_KERNEL = "sgemm_register_blocking_padded"       # the +1 padded variant (pitch 129)
+LEVEL2_KERNEL = "sgemm_tiled"
+SOURCE = "sgemm_register_blocking.cu"
+# (warp, K tile) pairs at 4096³: 128×128 block tiles × 8 warps (256 threads) × K tiles of BK = 8.
+# Nsight's per-kernel instruction counts divided by this are per warp per K tile, as the SASS counts them.
+WARP_K_TILES = (N4 // 128) ** 2 * 8 * (N4 // 8)
 MICRO_FFMA = 8 * 64                      # one K tile: 8 k-steps × 64 FMAs
-g("s_rb_regs", s_rb.registers, "d")
-g("s_pad_regs", s_pad.registers, "d")
-g("s_ffma", s_rb.ffma, "d")
-g("s_pad_ffma", s_pad.ffma, "d")
-g("s_ffma_epi", s_rb.ffma - MICRO_FFMA, "d")
-g("s_lds128", s_rb.lds_widths.get("128", 0), "d")
-g("s_pad_lds_total", sum(s_pad.lds_widths.values()), "d")
-g("s_pad_lds_mix", ", ".join(f"{w}비트 {n}개" for w, n in
-                             sorted(s_pad.lds_widths.items(), key=lambda kv: -int(kv[0]))))
 
-# Unrolling experiment: #pragma unroll 1, and the pragma removed
-_text = compiler.expanded_source("sgemm_register_blocking.cu")
-s_u1 = sass.summarize(RB, "sm_90", source=_text.replace("#pragma unroll\n", "#pragma unroll 1\n"))
-s_np = sass.summarize(RB, "sm_90", source=_text.replace("#pragma unroll\n", ""))
-g("u1_regs", s_u1.registers, "d")
-g("u1_stack", s_u1.stack, "d")
-g("u1_stack_floats", s_u1.stack // 4, "d")
-g("u1_spills", s_u1.spills, "d")
-g("u1_ffma", s_u1.ffma, "d")
-g("np_regs", s_np.registers, "d")
-g("np_ffma", s_np.ffma, "d")
-g("np_ksteps", (s_np.ffma - (s_rb.ffma - MICRO_FFMA)) // 64, "d")
+bench = recorded()                       # book/data/benchmarks.json (recorded results)
+bench_provenance = bench.provenance
+bench_4096 = {k: bench.at(k, N4) for k in (LEVEL3_KERNEL, PADDED_KERNEL, LEVEL2_KERNEL, "cublas")}
+profile_record = json.loads((DATA_DIR / "profiles.json").read_text(encoding="utf-8"))
+kernel_profiles = {k["kernel"]: k for k in profile_record["kernels"]}
+level3_profile, padded_profile = kernel_profiles[LEVEL3_KERNEL], kernel_profiles[PADDED_KERNEL]
+level2_profile = kernel_profiles[LEVEL2_KERNEL]
 
-# Occupancy (sims.roofline.occupancy, sm_90)
-occ_rb = roofline.occupancy(256, b[RB]["registers"], b[RB]["smem_static"], "sm_90")
-g("occ_rb_blocks", occ_rb.blocks_per_sm, "d")
-g("occ_rb_warps", occ_rb.active_warps, "d")
-g("occ_rb_pct", occ_rb.occupancy_pct, ".0f")
-g("occ_rb_regs_per_warp", occ_rb.registers_per_warp, ",d")
+# ============================================================ recorded benchmarks (4096³)
+f.set("b_device", bench_provenance["device"])
+f.set("b_date", str(bench_provenance["date"])[:10])
+f.set("speedup_l2_l3", bench_4096[LEVEL2_KERNEL]["median_ms"] / bench_4096[LEVEL3_KERNEL]["median_ms"], ".1f")
+for key, kernel in (("rb", LEVEL3_KERNEL), ("pad", PADDED_KERNEL), ("l2", LEVEL2_KERNEL)):
+    f.set(f"{key}_ms", bench_4096[kernel]["median_ms"], ".2f")
+    f.set(f"{key}_pct_cublas", bench_4096[kernel]["pct_cublas"], ".1f")
+    f.set(f"{key}_regs", bench_4096[kernel]["registers"], "d")
+    f.set(f"{key}_smem", bench_4096[kernel]["smem_static"], ",d")
+    f.set(f"{key}_tflops", bench_4096[kernel]["gflops"] / 1000, ".1f")
+f.set("rb_pct_peak", bench_4096[LEVEL3_KERNEL]["pct_peak"], ".1f")
+f.set("cublas_ms", bench_4096["cublas"]["median_ms"], ".2f")
+f.set("cublas_pct_peak", bench_4096["cublas"]["pct_peak"], ".1f")
+f.set("peak_tflops", bench_provenance["peak_gflops"] / 1000, ".1f")
 
-# The model from simulation 7
-est88 = outer_product.register_estimate(8, 8)
-g("est88", est88.total, "d")
-_gap = est88.total - b[RB]["registers"]
-g("est_vs_measured", "이번에는 측정값과 우연히 같은 수입니다" if _gap == 0 else
-  f"측정값보다 {abs(_gap)}개 {'많습니다' if _gap > 0 else '적습니다'}")
-g("p_rb_not_selected", p[RB]["stalls"]["Not Selected"], ".2f")
 
-# Padding that keeps the 16-byte alignment: pitch 132 (RB_PAD=4), profiled and timed on 2026-11-25
-# (profiles.json "reference" entry with defines, variants.json rows timed in alternation with Level 3).
-P4 = next(r for r in prof["reference"] if r["kernel"] == RB and (r.get("defines") or {}).get("RB_PAD") == "4")
-P4_RUN = next(s for s in prof["supplements"] if "sgemm_register_blocking RB_PAD=4" in s["profiled"])
-SAME_RUN_RB = next(e for e in P4_RUN["same_run"] if e["kernel"] == RB)   # the shipped kernel, profiled in that run
-variants = json.loads((DATA_DIR / "variants.json").read_text(encoding="utf-8"))
-v4 = {r["M"]: r for r in variants["rows"] if r["variant"] == "level3_pad4"}
-s_p4 = sass.summarize(RB, "sm_90", source=compiler.variant_source("sgemm_register_blocking.cu", {"RB_PAD": 4}))
-g("p4_date", str(P4_RUN["date"])[:10])
-g("v_date", str(variants["date"])[:10])
-g("p4_regs", s_p4.registers, "d")
-g("p4_lds128", s_p4.lds_widths.get("128", 0), "d")
-g("p4_st_conf_m", P4["smem_st_bank_conflicts"] / 1e6, ".1f")
-g("p4_rb_st_conf_m", SAME_RUN_RB["smem_st_bank_conflicts"] / 1e6, ".1f")
-g("p4_st_wpi", P4["smem_st_wavefronts_per_instruction"], ".2f")
-g("p4_ms", P4["duration_ms"], ".2f")
-g("p4_rb_ms", SAME_RUN_RB["duration_ms"], ".2f")
-g("p4_gain_4096", 100 * (1 - v4[4096]["time_ratio"]), ".1f")
-g("p4_ratios", ", ".join(f"{n}³ {v4[n]['time_ratio']:.3f}" for n in sorted(v4)))
-g("pad1_lds128_kept", s_pad.lds_widths.get("128", 0), "d")
-assert s_p4.registers == s_rb.registers and s_p4.lds_widths == s_rb.lds_widths and s_p4.spills == 0, \
-    "본문: 행 간격 132는 레지스터 수와 LDS.128 32개를 그대로 둔다"
-assert P4["smem_st_bank_conflicts"] < 0.25 * SAME_RUN_RB["smem_st_bank_conflicts"], \
-    "본문: 행 간격 132에서 스토어 뱅크 충돌이 4분의 1 아래로 준다"
-assert P4["smem_st_wavefronts_per_instruction"] < p[RB]["smem_st_wavefronts_per_instruction"], \
-    "본문: 명령당 스토어 웨이브프런트가 준다"
-assert abs(P4["smem_ld_bank_conflicts"] / SAME_RUN_RB["smem_ld_bank_conflicts"] - 1) < 0.1, \
-    "본문: 로드 쪽은 그대로(충돌 거의 0)"
-assert all(r["correct"] for r in v4.values()) and v4[4096]["time_ratio"] < 1.0 and P4["duration_ms"] < SAME_RUN_RB["duration_ms"], \
-    "본문: 행 간격 132가 4096³에서 조금 빠르다(번갈아 잰 시간, ncu 시간 모두)"
-assert all(0.97 < r["time_ratio"] < 1.0 for r in v4.values()), "본문: 이득은 몇 % 안쪽으로 작다"
-assert 0 < s_pad.lds_widths.get("128", 0) < s_rb.lds_widths["128"], "본문: +1 패딩은 LDS.128 일부를 잃는다(전부가 아님)"
-# ============================================================================ small matrices: grid fill and waves
+def _padded_vs_base(n):
+    """The padded variant against the base kernel at n³, as one phrase (the data decides the direction)."""
+    diff = 100 * (bench.at(PADDED_KERNEL, n)["median_ms"] / bench.at(LEVEL3_KERNEL, n)["median_ms"] - 1)
+    return f"{n}³에서 {abs(diff):.1f}% {'느림' if diff > 0 else '빠름'}"
+
+
+f.set("pad_compare", ", ".join(_padded_vs_base(n) for n in (1024, 2048, 4096)))
+padded_diff_4096 = 100 * (bench_4096[PADDED_KERNEL]["median_ms"] / bench_4096[LEVEL3_KERNEL]["median_ms"] - 1)
+f.set("pad_diff_4096", f"{abs(padded_diff_4096):.1f}% {'느립니다' if padded_diff_4096 > 0 else '빠릅니다'}")
+
+# ============================================================ recorded Nsight Compute profiles (4096³)
+f.set("p_date", str(profile_record["date"])[:10])
+for key, kernel in (("rb", LEVEL3_KERNEL), ("pad", PADDED_KERNEL), ("l2", LEVEL2_KERNEL)):
+    profile = kernel_profiles[kernel]
+    f.set(f"p_{key}_regs", profile["registers"], ".0f")
+    f.set(f"p_{key}_theo", profile["theoretical_occupancy_pct"], ".1f")
+    f.set(f"p_{key}_ach", profile["achieved_occupancy_pct"], ".1f")
+    f.set(f"p_{key}_ms", profile["duration_ms"], ".2f")
+    f.set(f"p_{key}_ld_wpi", profile["smem_ld_wavefronts_per_instruction"], ".2f")
+    f.set(f"p_{key}_st_wpi", profile["smem_st_wavefronts_per_instruction"], ".2f")
+    f.set(f"p_{key}_ffma_share", 100 * profile["ffma_instructions"] / 32 / profile["instructions"], ".0f")
+    f.set(f"p_{key}_lds_per_ffma", profile["smem_ld_instructions"] / (profile["ffma_instructions"] / 32),
+          ".2f" if key == "l2" else ".3f")
+    f.set(f"p_{key}_lds_per_tile", profile["smem_ld_instructions"] / WARP_K_TILES, ".0f")
+    f.set(f"p_{key}_sts_per_tile", profile["smem_st_instructions"] / WARP_K_TILES, ".0f")
+    f.set(f"p_{key}_ld_conf_pct", 100 * profile["smem_ld_bank_conflicts"] / profile["smem_ld_instructions"],
+          ".2f" if key == "rb" else ".0f")
+f.set("p_instr_ratio", level2_profile["instructions"] / level3_profile["instructions"], ".1f")
+f.set("p_ld_wave_ratio", 100 * (padded_profile["smem_ld_wavefronts"] / level3_profile["smem_ld_wavefronts"] - 1), ".0f")
+f.set("p_st_wave_ratio", padded_profile["smem_st_wavefronts"] / level3_profile["smem_st_wavefronts"], ".1f")
+f.set("p_dram_ai", 2 * N4 ** 3 / level3_profile["dram_bytes"], ".0f")
+f.set("p_rb_spr", level3_profile["sectors_per_request"], ".0f")
+
+# ============================================================ SASS (sm_90, recorded; no GPU needed)
+level3_sass = sass.summarize(LEVEL3_KERNEL, "sm_90")
+padded_sass = sass.summarize(PADDED_KERNEL, "sm_90")
+f.set("s_rb_regs", level3_sass.registers, "d")
+f.set("s_pad_regs", padded_sass.registers, "d")
+f.set("s_ffma", level3_sass.ffma, "d")
+f.set("s_pad_ffma", padded_sass.ffma, "d")
+f.set("s_ffma_epi", level3_sass.ffma - MICRO_FFMA, "d")
+f.set("s_lds128", level3_sass.lds_widths.get("128", 0), "d")
+f.set("s_pad_lds_total", sum(padded_sass.lds_widths.values()), "d")
+f.set("s_pad_lds_mix", ", ".join(f"{w}비트 {n}개" for w, n in
+                                 sorted(padded_sass.lds_widths.items(), key=lambda kv: -int(kv[0]))))
+
+# The unrolling experiment: `#pragma unroll 1`, and the pragma removed (the chapter's cell compiles the same texts)
+UNROLL_1 = sass.variant("rb_unroll1", SOURCE, lambda text: text.replace("#pragma unroll\n", "#pragma unroll 1\n"))
+NO_PRAGMA = sass.variant("rb_no_pragma", SOURCE, lambda text: text.replace("#pragma unroll\n", ""))
+unroll1_sass = sass.summarize(LEVEL3_KERNEL, "sm_90", variant=UNROLL_1)
+no_pragma_sass = sass.summarize(LEVEL3_KERNEL, "sm_90", variant=NO_PRAGMA)
+f.set("u1_regs", unroll1_sass.registers, "d")
+f.set("u1_stack", unroll1_sass.stack, "d")
+f.set("u1_stack_floats", unroll1_sass.stack // 4, "d")
+f.set("u1_spills", unroll1_sass.spills, "d")
+f.set("u1_ffma", unroll1_sass.ffma, "d")
+f.set("np_regs", no_pragma_sass.registers, "d")
+f.set("np_ffma", no_pragma_sass.ffma, "d")
+f.set("np_ksteps", (no_pragma_sass.ffma - (level3_sass.ffma - MICRO_FFMA)) // 64, "d")
+
+# ============================================================ occupancy (sims.roofline, sm_90) and simulation 7
+level3_occupancy = roofline.occupancy(256, bench_4096[LEVEL3_KERNEL]["registers"],
+                                      bench_4096[LEVEL3_KERNEL]["smem_static"], "sm_90")
+f.set("occ_rb_blocks", level3_occupancy.blocks_per_sm, "d")
+f.set("occ_rb_warps", level3_occupancy.active_warps, "d")
+f.set("occ_rb_pct", level3_occupancy.occupancy_pct, ".0f")
+f.set("occ_rb_regs_per_warp", level3_occupancy.registers_per_warp, ",d")
+
+register_estimate_8x8 = outer_product.register_estimate(8, 8)
+f.set("est88", register_estimate_8x8.total, "d")
+estimate_gap = register_estimate_8x8.total - bench_4096[LEVEL3_KERNEL]["registers"]
+f.set("est_vs_measured", "이번에는 측정값과 우연히 같은 수입니다" if estimate_gap == 0 else
+      f"측정값보다 {abs(estimate_gap)}개 {'많습니다' if estimate_gap > 0 else '적습니다'}")
+f.set("p_rb_not_selected", level3_profile["stalls"]["Not Selected"], ".2f")
+
+# ============================================================ padding that keeps the 16-byte alignment
+# Pitch 132 (RB_PAD=4), profiled and timed on 2026-11-25 (profiles.json "reference" entry with defines,
+# variants.json rows timed in alternation with Level 3).
+pitch132_profile = next(r for r in profile_record["reference"]
+                        if r["kernel"] == LEVEL3_KERNEL and (r.get("defines") or {}).get("RB_PAD") == "4")
+pitch132_run = next(s for s in profile_record["supplements"] if "sgemm_register_blocking RB_PAD=4" in s["profiled"])
+pitch132_run_level3 = next(e for e in pitch132_run["same_run"] if e["kernel"] == LEVEL3_KERNEL)   # profiled in that run
+variant_record = json.loads((DATA_DIR / "variants.json").read_text(encoding="utf-8"))
+pitch132_times = {r["M"]: r for r in variant_record["rows"] if r["variant"] == "level3_pad4"}
+# The text compiled for RB_PAD=4: kernels.compiler.variant_source's `#define` line in front of the file
+PITCH_132 = sass.variant("rb_pad4", SOURCE, lambda text: "#define RB_PAD 4\n" + text)
+pitch132_sass = sass.summarize(LEVEL3_KERNEL, "sm_90", variant=PITCH_132)
+f.set("p4_date", str(pitch132_run["date"])[:10])
+f.set("v_date", str(variant_record["date"])[:10])
+f.set("p4_regs", pitch132_sass.registers, "d")
+f.set("p4_lds128", pitch132_sass.lds_widths.get("128", 0), "d")
+f.set("p4_st_conf_m", pitch132_profile["smem_st_bank_conflicts"] / 1e6, ".1f")
+f.set("p4_rb_st_conf_m", pitch132_run_level3["smem_st_bank_conflicts"] / 1e6, ".1f")
+f.set("p4_st_wpi", pitch132_profile["smem_st_wavefronts_per_instruction"], ".2f")
+f.set("p4_ms", pitch132_profile["duration_ms"], ".2f")
+f.set("p4_rb_ms", pitch132_run_level3["duration_ms"], ".2f")
+f.set("p4_gain_4096", 100 * (1 - pitch132_times[4096]["time_ratio"]), ".1f")
+f.set("p4_ratios", ", ".join(f"{n}³ {pitch132_times[n]['time_ratio']:.3f}" for n in sorted(pitch132_times)))
+f.set("pad1_lds128_kept", padded_sass.lds_widths.get("128", 0), "d")
+
+
+@f.claims
+def pitch_132(check):
+    """The section on the pitch-132 padding (SASS record, profiles.json reference and supplement, variants.json)."""
+    p4, same_run = pitch132_profile, pitch132_run_level3
+    check(pitch132_sass.registers == level3_sass.registers and pitch132_sass.lds_widths == level3_sass.lds_widths
+          and pitch132_sass.spills == 0, "본문: 행 간격 132는 레지스터 수와 LDS.128 32개를 그대로 둔다")
+    check(p4["smem_st_bank_conflicts"] < 0.25 * same_run["smem_st_bank_conflicts"],
+          "본문: 행 간격 132에서 스토어 뱅크 충돌이 4분의 1 아래로 준다")
+    check(p4["smem_st_wavefronts_per_instruction"] < level3_profile["smem_st_wavefronts_per_instruction"],
+          "본문: 명령당 스토어 웨이브프런트가 준다")
+    check(abs(p4["smem_ld_bank_conflicts"] / same_run["smem_ld_bank_conflicts"] - 1) < 0.1, "본문: 로드 쪽은 그대로(충돌 거의 0)")
+    check(all(r["correct"] for r in pitch132_times.values()) and pitch132_times[4096]["time_ratio"] < 1.0
+          and p4["duration_ms"] < same_run["duration_ms"],
+          "본문: 행 간격 132가 4096³에서 조금 빠르다(번갈아 잰 시간, ncu 시간 모두)")
+    check(all(0.97 < r["time_ratio"] < 1.0 for r in pitch132_times.values()), "본문: 이득은 몇 % 안쪽으로 작다")
+    check(0 < padded_sass.lds_widths.get("128", 0) < level3_sass.lds_widths["128"],
+          "본문: +1 패딩은 LDS.128 일부를 잃는다(전부가 아님)")
+
+
+# ============================================================ small matrices: grid fill and waves
 # The 128×128 block tile meets small sizes here first: (1024/128)² = 64 blocks for the recorded device's SMs.
-from sims import warp_tiling as wt      # noqa: E402  (the same wave model module 11 uses)
+SMS = bench_provenance["sm_count"]
+SMALL_SIZES = (1024, 2048, 4096)
+grid_waves = {n: warp_tiling.waves(n, n, 128, 128, SMS, level3_occupancy.blocks_per_sm) for n in SMALL_SIZES}
+level3_bench = {n: bench.at(LEVEL3_KERNEL, n) for n in SMALL_SIZES}
+cublas_bench = {n: bench.at("cublas", n) for n in SMALL_SIZES}
+PER_SM_PEAK = bench_provenance["peak_gflops"] / SMS
+per_sm_pct_peak = {n: level3_bench[n]["gflops"] / grid_waves[n].busy_sms / PER_SM_PEAK * 100 for n in (1024, 4096)}
+fill_gain = SMS / grid_waves[1024].busy_sms
+per_sm_gain = per_sm_pct_peak[4096] / per_sm_pct_peak[1024]
+f.set("sm_count", SMS, "d")
+f.set("rb_pct_cublas_1024", level3_bench[1024]["pct_cublas"], ".1f")
+f.set("rb_pct_cublas_2048", level3_bench[2048]["pct_cublas"], ".1f")
+f.set("cublas_pct_peak_1024", cublas_bench[1024]["pct_peak"], ".1f")
+f.set("cublas_keep_1024", 100 * cublas_bench[1024]["gflops"] / cublas_bench[4096]["gflops"], ".0f")
+f.set("rb_keep_1024", 100 * level3_bench[1024]["gflops"] / level3_bench[4096]["gflops"], ".0f")
+f.set("blocks_1024", grid_waves[1024].blocks, "d")
+f.set("idle_1024", SMS - grid_waves[1024].busy_sms, "d")
+f.set("slots", grid_waves[1024].slots, "d")
+f.set("blocks_2048", grid_waves[2048].blocks, "d")
+f.set("fill_2048", 100 * grid_waves[2048].efficiency, ".0f")
+f.set("blocks_4096", grid_waves[4096].blocks, ",d")
+f.set("waves_4096", grid_waves[4096].waves, "d")
+f.set("fill_4096", 100 * grid_waves[4096].efficiency, ".0f")
+f.set("per_sm_1024", per_sm_pct_peak[1024], ".0f")
+f.set("per_sm_4096", per_sm_pct_peak[4096], ".0f")
+f.set("fill_gain_1024", fill_gain, ".1f")
+f.set("per_sm_gain_1024", per_sm_gain, ".1f")
 
-SMS = bprov["sm_count"]
-W = {n: wt.waves(n, n, 128, 128, SMS, occ_rb.blocks_per_sm) for n in (1024, 2048, 4096)}
-rb_at = {n: bench.at(RB, n) for n in (1024, 2048, 4096)}
-cb_at = {n: bench.at("cublas", n) for n in (1024, 2048, 4096)}
-PER_SM_PEAK = bprov["peak_gflops"] / SMS
-per_sm = {n: rb_at[n]["gflops"] / W[n].busy_sms / PER_SM_PEAK * 100 for n in (1024, 4096)}
-g("sm_count", SMS, "d")
-g("rb_pct_cublas_1024", rb_at[1024]["pct_cublas"], ".1f")
-g("rb_pct_cublas_2048", rb_at[2048]["pct_cublas"], ".1f")
-g("cublas_pct_peak_1024", cb_at[1024]["pct_peak"], ".1f")
-g("cublas_keep_1024", 100 * cb_at[1024]["gflops"] / cb_at[4096]["gflops"], ".0f")
-g("rb_keep_1024", 100 * rb_at[1024]["gflops"] / rb_at[4096]["gflops"], ".0f")
-g("blocks_1024", W[1024].blocks, "d")
-g("idle_1024", SMS - W[1024].busy_sms, "d")
-g("slots", W[1024].slots, "d")
-g("blocks_2048", W[2048].blocks, "d")
-g("fill_2048", 100 * W[2048].efficiency, ".0f")
-g("blocks_4096", W[4096].blocks, ",d")
-g("waves_4096", W[4096].waves, "d")
-g("fill_4096", 100 * W[4096].efficiency, ".0f")
-g("per_sm_1024", per_sm[1024], ".0f")
-g("per_sm_4096", per_sm[4096], ".0f")
-fill_gain = SMS / W[1024].busy_sms
-per_sm_gain = per_sm[4096] / per_sm[1024]
-g("fill_gain_1024", fill_gain, ".1f")
-g("per_sm_gain_1024", per_sm_gain, ".1f")
-assert W[1024].blocks == (1024 // 128) ** 2 and 2 * W[1024].blocks < SMS, "본문: 1024³은 64블록, SM의 절반 넘게 논다"
-assert occ_rb.blocks_per_sm == 2 and W[2048].waves == 1 and W[2048].blocks >= 1.9 * SMS, \
-    "본문: 2048³은 웨이브 하나, 거의 모든 SM이 블록 둘"
-assert min(W[2048].efficiency, W[4096].efficiency) > 0.95 and W[4096].waves == 4, "본문: 두 크기는 자리의 95% 넘게 쓴다"
-assert rb_at[1024]["pct_cublas"] < min(rb_at[2048]["pct_cublas"], rb_at[4096]["pct_cublas"]) - 10, \
-    "본문: Level 3의 cuBLAS 대비 비율은 1024³에서 크게 낮다"
-assert cb_at[1024]["pct_peak"] < cb_at[4096]["pct_peak"] - 10, "본문: 작은 문제에서는 cuBLAS도 제 속도를 못 낸다"
-assert rb_at[1024]["gflops"] / rb_at[4096]["gflops"] < cb_at[1024]["gflops"] / cb_at[4096]["gflops"] - 0.1, \
-    "본문: 1024³에서 잃는 몫은 Level 3 쪽이 더 크다"
-assert per_sm[1024] < per_sm[4096] - 10, "본문: 1024³에서는 일하는 SM 하나도 느리다"
-assert fill_gain > per_sm_gain > 1, "본문: 두 손실 가운데 노는 SM 쪽이 더 크다"
 
-# ============================================================================ shared-memory reads of the micro-kernel
+@f.claims
+def small_matrices(check):
+    """The section on 1024³ and 2048³: grid fill, waves and what each loss costs."""
+    w, rb, cb = grid_waves, level3_bench, cublas_bench
+    check(w[1024].blocks == (1024 // 128) ** 2 and 2 * w[1024].blocks < SMS, "본문: 1024³은 64블록, SM의 절반 넘게 논다")
+    check(level3_occupancy.blocks_per_sm == 2 and w[2048].waves == 1 and w[2048].blocks >= 1.9 * SMS,
+          "본문: 2048³은 웨이브 하나, 거의 모든 SM이 블록 둘")
+    check(min(w[2048].efficiency, w[4096].efficiency) > 0.95 and w[4096].waves == 4, "본문: 두 크기는 자리의 95% 넘게 쓴다")
+    check(rb[1024]["pct_cublas"] < min(rb[2048]["pct_cublas"], rb[4096]["pct_cublas"]) - 10,
+          "본문: Level 3의 cuBLAS 대비 비율은 1024³에서 크게 낮다")
+    check(cb[1024]["pct_peak"] < cb[4096]["pct_peak"] - 10, "본문: 작은 문제에서는 cuBLAS도 제 속도를 못 낸다")
+    check(rb[1024]["gflops"] / rb[4096]["gflops"] < cb[1024]["gflops"] / cb[4096]["gflops"] - 0.1,
+          "본문: 1024³에서 잃는 몫은 Level 3 쪽이 더 크다")
+    check(per_sm_pct_peak[1024] < per_sm_pct_peak[4096] - 10, "본문: 1024³에서는 일하는 SM 하나도 느리다")
+    check(fill_gain > per_sm_gain > 1, "본문: 두 손실 가운데 노는 SM 쪽이 더 크다")
+
+
+# ============================================================ shared-memory reads of the micro-kernel
 # Half-warp model of a 128-bit LDS (module 6): each half-warp is served on its own, broadcast only inside it.
 def _busiest(words):
     """Wavefronts of one pass: distinct words in the busiest of the 32 banks."""
@@ -223,86 +245,97 @@ def _mean_wf(passes):
 
 
 WF_WHOLE, WF_HALF = _mean_wf(1), _mean_wf(2)
-g("wf_whole_warp", WF_WHOLE, ".1f")
-g("wf_half_warp", WF_HALF, ".1f")
-_rb = p[RB]
-assert (WF_WHOLE, WF_HALF) == (1.5, 3.0), "본문: 워프 전체로는 1.5, 반 워프씩이면 (2 + 2 + 4 + 4) / 4 = 3.0"
-assert abs(_rb["smem_ld_wavefronts_per_instruction"] - WF_HALF) < 0.05, "본문: 반 워프 모델 3.0이 측정과 맞는다"
-assert _rb["smem_ld_wavefronts_per_instruction"] > 1.9 * WF_WHOLE, "본문: 측정은 워프 전체 모델의 두 배"
-assert _rb["smem_ld_bank_conflicts"] < 1e-3 * _rb["smem_ld_instructions"], "본문: 기본 커널의 로드 충돌 카운터는 거의 0"
-_split = [tx * 4 + j for tx in range(16) for j in range(4)]
-_contig = [tx * 8 + j for tx in range(16) for j in range(4)]
-assert (_busiest(_split), _busiest(_contig)) == (2, 4), "본문: 두 묶음 배치는 뱅크마다 2워드, 붙은 8열은 4워드(두 배)"
-
-# ============================================================================ SASS claims (sm_90, compiled here)
-import re                                # noqa: E402
+f.set("wf_whole_warp", WF_WHOLE, ".1f")
+f.set("wf_half_warp", WF_HALF, ".1f")
 
 
+@f.claims
+def shared_memory_reads(check):
+    """The half-warp model of the micro-kernel's LDS.128 against Nsight, and the two-group layout."""
+    rb = level3_profile
+    check((WF_WHOLE, WF_HALF) == (1.5, 3.0), "본문: 워프 전체로는 1.5, 반 워프씩이면 (2 + 2 + 4 + 4) / 4 = 3.0")
+    check(abs(rb["smem_ld_wavefronts_per_instruction"] - WF_HALF) < 0.05, "본문: 반 워프 모델 3.0이 측정과 맞는다")
+    check(rb["smem_ld_wavefronts_per_instruction"] > 1.9 * WF_WHOLE, "본문: 측정은 워프 전체 모델의 두 배")
+    check(rb["smem_ld_bank_conflicts"] < 1e-3 * rb["smem_ld_instructions"], "본문: 기본 커널의 로드 충돌 카운터는 거의 0")
+    split = [tx * 4 + j for tx in range(16) for j in range(4)]
+    contiguous = [tx * 8 + j for tx in range(16) for j in range(4)]
+    check((_busiest(split), _busiest(contiguous)) == (2, 4), "본문: 두 묶음 배치는 뱅크마다 2워드, 붙은 8열은 4워드(두 배)")
 
-def _main_loop(kernel, source=None):
-    """Instructions of the main loop (kernels.sass.main_loop without the addresses)."""
-    return [i for _, i in sass.main_loop(kernel, "sm_90", source)]
+
+# ============================================================ SASS claims (sm_90, recorded)
+level3_loop = sass.main_loop(LEVEL3_KERNEL, "sm_90")
+level3_excerpt = [" ".join(line.split(";")[0].split())
+                  for line in sass.excerpt(LEVEL3_KERNEL, "sm_90", pattern=r"LDS|FFMA", limit=14).splitlines()]
+# The excerpt's run of FFMAs that all read R36.reuse (one B value) against A values
+reuse_run = [line for line in level3_excerpt if line.startswith("FFMA") and line.split(", ")[2] == "R36.reuse"]
+f.set("x_reuse_run", len(reuse_run), "d")
 
 
-_loop = _main_loop(RB)
-_loop_ffma = sum(i.startswith("FFMA") for i in _loop)
-_loop_lds128 = sum(i.startswith("LDS.128") for i in _loop)
-assert _loop_ffma == MICRO_FFMA and _loop_lds128 == 8 * 4, "본문: K 타일 하나(8단계)에 LDS.128 32개, FFMA 512개"
-assert s_rb.ffma - MICRO_FFMA == 64, "본문: 나머지 64개는 에필로그의 beta 경로 (누산기마다 하나)"
-assert s_rb.lds_widths == {"128": 32}, "본문: LDS.128 32개, 다른 폭의 LDS는 없음"
-assert s_rb.spills == 0 and s_rb.local_bytes == 0 and s_rb.stack == 0, "본문: LDL/STL 없음, 로컬 메모리 0 B"
-assert s_rb.sts_widths == {"32": 4, "128": 1}, "본문: A는 스칼라 STS 네 번, B는 STS.128 하나"
-assert s_rb.registers == b[RB]["registers"] == p[RB]["registers"], "본문: SASS·벤치마크·Nsight의 레지스터 수가 같다"
-_x = [" ".join(line.split(";")[0].split())
-      for line in sass.excerpt(RB, "sm_90", pattern=r"LDS|FFMA", limit=14).splitlines()]
-assert "LDS.128 R32, [R97]" in _x and "LDS.128 R40, [R97+0x100]" in _x and 0x100 == 64 * 4, \
-    "본문: 발췌의 [R97]과 [R97+0x100]은 HALF(float 64개)만큼 떨어진 두 반쪽"
-_reuse = [ln for ln in _x if ln.startswith("FFMA") and ln.split(", ")[2] == "R36.reuse"]
-_a_regs = {ln.split(", ")[1] for ln in _reuse}
-_loaded = {m.group(1): m.group(2) for ln in _x if (m := re.match(r"LDS\.128 (R\d+), \[(R\d+)", ln))}
-assert len(_reuse) >= 4 and _loaded.get("R36") != "R97" and \
-    all(int(r[1:]) // 4 * 4 in (32, 40) for r in _a_regs), \
-    "본문: 발췌의 FFMA가 잇달아 R36.reuse(B 값 하나)를 [R97]·[R97+0x100]에서 읽은 A 값들과 곱한다"
-g("x_reuse_run", len(_reuse), "d")
-assert s_rb.ffma == s_pad.ffma, "본문: 인라인 PTX를 쓴 패딩 변형도 FFMA 수가 같다"
+@f.claims
+def sass_level3(check):
+    """The section on Level 3's SASS: the main loop, the excerpt, the budget; and the unrolling experiment."""
+    s = level3_sass
+    loop_ffma = sum(inst.startswith("FFMA") for inst in level3_loop)
+    loop_lds128 = sum(inst.startswith("LDS.128") for inst in level3_loop)
+    check(loop_ffma == MICRO_FFMA and loop_lds128 == 8 * 4, "본문: K 타일 하나(8단계)에 LDS.128 32개, FFMA 512개")
+    check(s.ffma - MICRO_FFMA == 64, "본문: 나머지 64개는 에필로그의 beta 경로 (누산기마다 하나)")
+    check(s.lds_widths == {"128": 32}, "본문: LDS.128 32개, 다른 폭의 LDS는 없음")
+    check(s.spills == 0 and s.local_bytes == 0 and s.stack == 0, "본문: LDL/STL 없음, 로컬 메모리 0 B")
+    check(s.sts_widths == {"32": 4, "128": 1}, "본문: A는 스칼라 STS 네 번, B는 STS.128 하나")
+    check(s.registers == bench_4096[LEVEL3_KERNEL]["registers"] == level3_profile["registers"],
+          "본문: SASS·벤치마크·Nsight의 레지스터 수가 같다")
+    check("LDS.128 R32, [R97]" in level3_excerpt and "LDS.128 R40, [R97+0x100]" in level3_excerpt and 0x100 == 64 * 4,
+          "본문: 발췌의 [R97]과 [R97+0x100]은 HALF(float 64개)만큼 떨어진 두 반쪽")
+    a_regs = {line.split(", ")[1] for line in reuse_run}
+    loaded = {m.group(1): m.group(2) for line in level3_excerpt if (m := re.match(r"LDS\.128 (R\d+), \[(R\d+)", line))}
+    check(len(reuse_run) >= 4 and loaded.get("R36") != "R97" and all(int(r[1:]) // 4 * 4 in (32, 40) for r in a_regs),
+          "본문: 발췌의 FFMA가 잇달아 R36.reuse(B 값 하나)를 [R97]·[R97+0x100]에서 읽은 A 값들과 곱한다")
+    check(s.ffma == padded_sass.ffma, "본문: 인라인 PTX를 쓴 패딩 변형도 FFMA 수가 같다")
+    u1, np_ = unroll1_sass, no_pragma_sass
+    check(u1.registers < s.registers and u1.spills > 0 and u1.stack == 4 * (64 + 8 + 8),
+          "본문: unroll 1이면 레지스터는 줄고, 스택 320 B(acc·a·b)와 LDL/STL이 생긴다")
+    check(np_.spills == 0 and np_.local_bytes == 0 and np_.ffma < s.ffma, "본문: pragma 삭제는 로컬 메모리 없이 FFMA가 준다")
+    check((np_.ffma - 64) % 64 == 0 and 1 < (np_.ffma - 64) // 64 < 8, "본문: k 루프는 일부만 펼쳤다")
 
-# Unrolling experiment
-assert s_u1.registers < s_rb.registers and s_u1.spills > 0 and s_u1.stack == 4 * (64 + 8 + 8), \
-    "본문: unroll 1이면 레지스터는 줄고, 스택 320 B(acc·a·b)와 LDL/STL이 생긴다"
-assert s_np.spills == 0 and s_np.local_bytes == 0 and s_np.ffma < s_rb.ffma, "본문: pragma 삭제는 로컬 메모리 없이 FFMA가 준다"
-assert (s_np.ffma - 64) % 64 == 0 and 1 < (s_np.ffma - 64) // 64 < 8, "본문: k 루프는 일부만 펼쳤다"
 
-# ============================================================================ Nsight Compute claims (profiles.json)
-_l2 = p[L2]
-assert _rb["sectors_per_request"] == 16, "본문: 글로벌 로드는 요청당 16섹터 (완전히 코얼레싱된 128비트)"
-assert 2 * N4 ** 3 / _rb["dram_bytes"] > 5 * roofline.ai_block_global(128, 128) == 5 * 32, \
-    "본문: 실제 DRAM 바이트는 모델 (ii)보다 훨씬 적다 (측정 DRAM 기준 산술 강도가 32의 몇 배)"
-assert _rb["ffma_instructions"] == _l2["ffma_instructions"] and _l2["instructions"] > 3 * _rb["instructions"], \
-    "본문: FFMA 수는 같고 전체 명령 수는 Level 2가 몇 배"
-assert _rb["ffma_instructions"] / 32 / _rb["instructions"] > 0.8 > 0.3 > _l2["ffma_instructions"] / 32 / _l2["instructions"], \
-    "본문: Level 3은 명령의 대부분이 FFMA, Level 2는 일부뿐"
-assert _l2["smem_ld_instructions"] / _l2["ffma_instructions"] > 10 * _rb["smem_ld_instructions"] / _rb["ffma_instructions"], \
-    "본문: FFMA 하나당 LDS는 Level 2가 훨씬 많다"
-per_tile = BLOCKS * WARPS_PER_BLOCK * K_TILES
-assert _rb["smem_ld_instructions"] / per_tile == s_rb.lds_widths["128"] and \
-    _rb["smem_st_instructions"] / per_tile == sum(s_rb.sts_widths.values()), \
-    "본문: 워프·K 타일당 로드 32개, 스토어 5개 (SASS와 같다)"
-assert _rb["theoretical_occupancy_pct"] == occ_rb.occupancy_pct == 25 and _rb["achieved_occupancy_pct"] < 25, \
-    "본문: Nsight의 이론 점유율 25%는 계산과 같고, 달성 점유율은 그보다 조금 낮다"
-assert _l2["theoretical_occupancy_pct"] == 100 and not 50 <= _l2["achieved_occupancy_pct"] <= 75, \
-    "본문: Level 2의 점유율은 원 자료의 50–75%와 맞지 않는다"
-assert b[L2]["median_ms"] > b[RB]["median_ms"], "본문: 점유율 25%인 Level 3이 100%인 Level 2보다 빠르다"
-_st = {k: v for k, v in _rb["stalls"].items() if k != "Selected"}
-_top5 = sorted(_st, key=lambda k: -_st[k])[:5]
-assert _top5[0] == "Not Selected" and {"Long Scoreboard", "Barrier"} <= set(_top5), \
-    "본문: Not Selected가 가장 크고, Long Scoreboard와 Barrier가 상위 5개 안"
-_r86 = roofline.occupancy(256, b[RB]["registers"], b[RB]["smem_static"], "sm_86")
-assert roofline.ARCHS["sm_86"].max_warps_per_sm == 48 and round(_r86.occupancy_pct, 1) == 33.3, \
-    "본문: GA10x(sm_86)는 SM당 워프 48개라 같은 2블록이 33.3%"
-assert [roofline.ARCHS[a].smem_per_sm // 1024 for a in ("sm_80", "sm_86", "sm_90")] == [164, 100, 228], \
-    "본문: SM당 공유 메모리 A100 164 KiB, GA10x 100 KiB, H100 228 KiB"
+# ============================================================ Nsight Compute claims (profiles.json)
+@f.claims
+def nsight_level3(check):
+    """The section on Level 3's Nsight Compute profile against Level 2, and the occupancy sentences."""
+    rb, l2 = level3_profile, level2_profile
+    check(rb["sectors_per_request"] == 16, "본문: 글로벌 로드는 요청당 16섹터 (완전히 코얼레싱된 128비트)")
+    check(2 * N4 ** 3 / rb["dram_bytes"] > 5 * roofline.ai_block_global(128, 128) == 5 * 32,
+          "본문: 실제 DRAM 바이트는 모델 (ii)보다 훨씬 적다 (측정 DRAM 기준 산술 강도가 32의 몇 배)")
+    check(rb["ffma_instructions"] == l2["ffma_instructions"] and l2["instructions"] > 3 * rb["instructions"],
+          "본문: FFMA 수는 같고 전체 명령 수는 Level 2가 몇 배")
+    ffma_share = {key: p["ffma_instructions"] / 32 / p["instructions"] for key, p in (("rb", rb), ("l2", l2))}
+    check(ffma_share["rb"] > 0.8 > 0.3 > ffma_share["l2"],
+          "본문: Level 3은 명령의 대부분이 FFMA, Level 2는 일부뿐")
+    lds_per_ffma = {key: p["smem_ld_instructions"] / p["ffma_instructions"] for key, p in (("rb", rb), ("l2", l2))}
+    check(lds_per_ffma["l2"] > 10 * lds_per_ffma["rb"],
+          "본문: FFMA 하나당 LDS는 Level 2가 훨씬 많다")
+    check(rb["smem_ld_instructions"] / WARP_K_TILES == level3_sass.lds_widths["128"]
+          and rb["smem_st_instructions"] / WARP_K_TILES == sum(level3_sass.sts_widths.values()),
+          "본문: 워프·K 타일당 로드 32개, 스토어 5개 (SASS와 같다)")
+    check(rb["theoretical_occupancy_pct"] == level3_occupancy.occupancy_pct == 25 and rb["achieved_occupancy_pct"] < 25,
+          "본문: Nsight의 이론 점유율 25%는 계산과 같고, 달성 점유율은 그보다 조금 낮다")
+    check(l2["theoretical_occupancy_pct"] == 100 and not 50 <= l2["achieved_occupancy_pct"] <= 75,
+          "본문: Level 2의 점유율은 원 자료의 50–75%와 맞지 않는다")
+    check(bench_4096[LEVEL2_KERNEL]["median_ms"] > bench_4096[LEVEL3_KERNEL]["median_ms"],
+          "본문: 점유율 25%인 Level 3이 100%인 Level 2보다 빠르다")
+    stalls = {k: v for k, v in rb["stalls"].items() if k != "Selected"}
+    top5 = sorted(stalls, key=lambda k: -stalls[k])[:5]
+    check(top5[0] == "Not Selected" and {"Long Scoreboard", "Barrier"} <= set(top5),
+          "본문: Not Selected가 가장 크고, Long Scoreboard와 Barrier가 상위 5개 안")
+    level3_row = bench_4096[LEVEL3_KERNEL]
+    ga10x = roofline.occupancy(256, level3_row["registers"], level3_row["smem_static"], "sm_86")
+    check(roofline.ARCHS["sm_86"].max_warps_per_sm == 48 and round(ga10x.occupancy_pct, 1) == 33.3,
+          "본문: GA10x(sm_86)는 SM당 워프 48개라 같은 2블록이 33.3%")
+    check([roofline.ARCHS[a].smem_per_sm // 1024 for a in ("sm_80", "sm_86", "sm_90")] == [164, 100, 228],
+          "본문: SM당 공유 메모리 A100 164 KiB, GA10x 100 KiB, H100 228 KiB")
 
-# ============================================================================ the padding lesson's SASS and Nsight claims
+
+# ============================================================ the padding lesson's SASS and Nsight claims
 # Kept apart: the padding lesson is being re-measured (issue 17); when its text changes, change this block with it.
 def _store_wavefronts(pitch):
     """The chapter's store model: wavefronts of each shared-memory store of warp 0 for one K tile."""
@@ -316,50 +349,59 @@ def _store_wavefronts(pitch):
     return sum(waves) / len(waves)
 
 
-_pad = p[PAD]
-_st_rb, _st_pad = _store_wavefronts(128), _store_wavefronts(129)
-assert (_st_rb, _st_pad) == (2.4, 3.0), "본문: 스토어 모델은 명령당 2.4(기본)와 3.0(패딩)"
-assert 0 < _rb["smem_st_wavefronts_per_instruction"] - _st_rb < 0.3 and \
-    0 < _pad["smem_st_wavefronts_per_instruction"] - _st_pad < 0.3, "본문: 측정값이 모델보다 조금 높다"
-assert s_pad.sts_widths == {"32": 8} and "128" not in s_pad.sts_widths, "본문: 패딩 변형의 B 스토어는 스칼라 4개로 쪼개진다"
-assert "128" in s_pad.lds_widths and len(s_pad.lds_widths) > 1 and sum(s_pad.lds_widths.values()) > s_rb.lds_widths["128"], \
-    "본문: 패딩 변형의 LDS는 여러 폭으로 섞이고 개수가 는다"
-assert s_rb.registers < s_pad.registers <= 128 and 80 < s_rb.registers, "본문: 레지스터가 늘었지만 둘 다 81–128 구간"
-assert _pad["theoretical_occupancy_pct"] == _rb["theoretical_occupancy_pct"] == 25, "본문: 점유율은 똑같이 25%"
-assert _pad["smem_ld_instructions"] / per_tile == sum(s_pad.lds_widths.values()), "본문: 워프·K 타일당 로드 수는 SASS와 같다"
-assert _pad["smem_ld_wavefronts_per_instruction"] < _rb["smem_ld_wavefronts_per_instruction"] and \
-    _pad["smem_ld_wavefronts"] > _rb["smem_ld_wavefronts"], "본문: 명령당 웨이브프런트는 줄고 합계는 늘었다"
-assert _pad["smem_ld_bank_conflicts"] > 0.1 * _pad["smem_ld_instructions"], "본문: 패딩 변형에는 로드 뱅크 충돌이 생겼다"
-assert _pad["smem_st_wavefronts"] > 1.5 * _rb["smem_st_wavefronts"], "본문: 스토어 웨이브프런트 합계가 크게 늘었다"
-assert _pad["duration_ms"] > _rb["duration_ms"] and b[PAD]["median_ms"] > b[RB]["median_ms"], \
-    "본문: 4096³에서 패딩 변형이 느리다 (벤치마크와 Nsight 모두)"
-assert _store_wavefronts(132) == 1.6 and 0 < P4["smem_st_wavefronts_per_instruction"] - 1.6 < 0.3, \
-    "본문: 행 간격 132의 스토어 모델은 명령당 1.6(A 스토어 각 1), 측정은 그보다 조금 높다"
+@f.claims
+def padding_lesson(check):
+    """The section on the +1 padded variant (pitch 129) against the base kernel, and the pitch-132 store model."""
+    rb, pad = level3_profile, padded_profile
+    store_rb, store_pad = _store_wavefronts(128), _store_wavefronts(129)
+    check((store_rb, store_pad) == (2.4, 3.0), "본문: 스토어 모델은 명령당 2.4(기본)와 3.0(패딩)")
+    check(0 < rb["smem_st_wavefronts_per_instruction"] - store_rb < 0.3
+          and 0 < pad["smem_st_wavefronts_per_instruction"] - store_pad < 0.3, "본문: 측정값이 모델보다 조금 높다")
+    check(padded_sass.sts_widths == {"32": 8} and "128" not in padded_sass.sts_widths,
+          "본문: 패딩 변형의 B 스토어는 스칼라 4개로 쪼개진다")
+    check("128" in padded_sass.lds_widths and len(padded_sass.lds_widths) > 1
+          and sum(padded_sass.lds_widths.values()) > level3_sass.lds_widths["128"],
+          "본문: 패딩 변형의 LDS는 여러 폭으로 섞이고 개수가 는다")
+    check(level3_sass.registers < padded_sass.registers <= 128 and 80 < level3_sass.registers,
+          "본문: 레지스터가 늘었지만 둘 다 81–128 구간")
+    check(pad["theoretical_occupancy_pct"] == rb["theoretical_occupancy_pct"] == 25, "본문: 점유율은 똑같이 25%")
+    check(pad["smem_ld_instructions"] / WARP_K_TILES == sum(padded_sass.lds_widths.values()),
+          "본문: 워프·K 타일당 로드 수는 SASS와 같다")
+    check(pad["smem_ld_wavefronts_per_instruction"] < rb["smem_ld_wavefronts_per_instruction"]
+          and pad["smem_ld_wavefronts"] > rb["smem_ld_wavefronts"], "본문: 명령당 웨이브프런트는 줄고 합계는 늘었다")
+    check(pad["smem_ld_bank_conflicts"] > 0.1 * pad["smem_ld_instructions"], "본문: 패딩 변형에는 로드 뱅크 충돌이 생겼다")
+    check(pad["smem_st_wavefronts"] > 1.5 * rb["smem_st_wavefronts"], "본문: 스토어 웨이브프런트 합계가 크게 늘었다")
+    check(pad["duration_ms"] > rb["duration_ms"]
+          and bench_4096[PADDED_KERNEL]["median_ms"] > bench_4096[LEVEL3_KERNEL]["median_ms"],
+          "본문: 4096³에서 패딩 변형이 느리다 (벤치마크와 Nsight 모두)")
+    check(_store_wavefronts(132) == 1.6 and 0 < pitch132_profile["smem_st_wavefronts_per_instruction"] - 1.6 < 0.3,
+          "본문: 행 간격 132의 스토어 모델은 명령당 1.6(A 스토어 각 1), 측정은 그보다 조금 높다")
 
-# ============================================================================ the quiz's numbers (course/banks/m07.yaml)
+
+# ============================================================ the quiz's numbers (course/banks/m07.yaml)
 # The bank is data, not prose with {eval}: every recorded number a question quotes is checked here.
-from course.facts import quiz_text   # noqa: E402
+BOUNDS_3 = sass.variant("rb_launch_bounds_3", SOURCE, lambda text: text.replace(
+    "__launch_bounds__(rb::THREADS)", "__launch_bounds__(rb::THREADS, 3)"))
+bounds3_sass = sass.summarize(LEVEL3_KERNEL, "sm_90", variant=BOUNDS_3)
 
 
-def _quiz(qid):
-    return quiz_text(7, qid)
-
-
-assert f"{_rb['smem_ld_wavefronts_per_instruction']:.2f}" == "3.00" and "3.00" in _quiz("m07-q05") and \
-    "3.0이다" in _quiz("m07-q05"), "퀴즈 m07-q05: 반 워프 모델 3.0, 측정 3.00"
-_q7 = _quiz("m07-q07")
-s_lb3 = sass.summarize(RB, "sm_90", source=_text.replace("__launch_bounds__(rb::THREADS)", "__launch_bounds__(rb::THREADS, 3)"))
-assert f"{b[RB]['registers']}개" in _q7 and f"{s_lb3.registers}개로" in _q7 and s_lb3.registers == 80, \
-    "퀴즈 m07-q07: 기본 커널 104개, (256, 3)이면 80개"
-assert f"{s_lb3.stack} B의 스택" in _q7 and f"{s_lb3.spills}개" in _q7 and s_lb3.spills > 0, \
-    "퀴즈 m07-q07: (256, 3)이면 스택 144 B, LDL/STL 222개"
-for _qid in ("m07-q08",):
-    assert f"{b[RB]['registers']}개" in _quiz(_qid) and f"{b[PAD]['registers']}개" in _quiz(_qid), \
-        "퀴즈 m07-q08: 기본 커널 104개, 패딩 변형 127개"
-assert b[PAD]["smem_static"] == 8256 and "8,256" in _quiz("m07-q03"), "퀴즈 m07-q03: 패딩 변형 8,256 B"
-assert roofline.occupancy(256, 128, 8192, "sm_90").occupancy_pct == 25 and \
-    roofline.occupancy(256, 129, 8192, "sm_90").occupancy_pct == 12.5, "퀴즈 m07-q04: 128개면 25%, 129개면 12.5%"
-_q5 = _quiz("m07-q05")
-assert f"`LDS.128` {s_rb.lds_widths['128']}개 중 {s_pad.lds_widths['128']}개만 남고" in _q5 and \
-    set(s_pad.lds_widths) == {"128", "64", "32"} and p[PAD]["smem_ld_bank_conflicts"] > 100 * p[RB]["smem_ld_bank_conflicts"], \
-    "퀴즈 m07-q05: +1 패딩은 LDS.128 32개 중 24개만 남기고, 나머지는 64·32비트, 로드 충돌이 새로 생긴다"
+@f.claims
+def quiz_numbers(check):
+    """Every recorded number a question of the bank quotes."""
+    q5, q7, q8 = quiz_text(7, "m07-q05"), quiz_text(7, "m07-q07"), quiz_text(7, "m07-q08")
+    regs = {k: bench_4096[k]["registers"] for k in (LEVEL3_KERNEL, PADDED_KERNEL)}
+    check(f"{level3_profile['smem_ld_wavefronts_per_instruction']:.2f}" == "3.00" and "3.00" in q5 and "3.0이다" in q5,
+          "퀴즈 m07-q05: 반 워프 모델 3.0, 측정 3.00")
+    check(f"{regs[LEVEL3_KERNEL]}개" in q7 and f"{bounds3_sass.registers}개로" in q7 and bounds3_sass.registers == 80,
+          "퀴즈 m07-q07: 기본 커널 104개, (256, 3)이면 80개")
+    check(f"{bounds3_sass.stack} B의 스택" in q7 and f"{bounds3_sass.spills}개" in q7 and bounds3_sass.spills > 0,
+          "퀴즈 m07-q07: (256, 3)이면 스택 144 B, LDL/STL 222개")
+    check(f"{regs[LEVEL3_KERNEL]}개" in q8 and f"{regs[PADDED_KERNEL]}개" in q8, "퀴즈 m07-q08: 기본 커널 104개, 패딩 변형 127개")
+    check(bench_4096[PADDED_KERNEL]["smem_static"] == 8256 and "8,256" in quiz_text(7, "m07-q03"),
+          "퀴즈 m07-q03: 패딩 변형 8,256 B")
+    check(roofline.occupancy(256, 128, 8192, "sm_90").occupancy_pct == 25
+          and roofline.occupancy(256, 129, 8192, "sm_90").occupancy_pct == 12.5, "퀴즈 m07-q04: 128개면 25%, 129개면 12.5%")
+    check(f"`LDS.128` {level3_sass.lds_widths['128']}개 중 {padded_sass.lds_widths['128']}개만 남고" in q5
+          and set(padded_sass.lds_widths) == {"128", "64", "32"}
+          and padded_profile["smem_ld_bank_conflicts"] > 100 * level3_profile["smem_ld_bank_conflicts"],
+          "퀴즈 m07-q05: +1 패딩은 LDS.128 32개 중 24개만 남기고, 나머지는 64·32비트, 로드 충돌이 새로 생긴다")

@@ -21,6 +21,12 @@
  * (course/shuffle.py does the same in Python; tests/test_quiz_js.py compares). Every choice shows
  * its id, "(b)", because explanations, feedback and the instructor's key name choices by id.
  *
+ * Checkpoints measure instead of teaching: the letters follow the order shown (a letter says nothing
+ * about a choice), feedback names the wrong questions and the chapter section to review but never a
+ * key, a model answer or an explanation, and after course_settings.attempts_before_variant attempts
+ * every numeric question with a variant shows values drawn for that attempt, its key computed from
+ * them (course/variants.py draws the same; the submission records them under presentation.variants).
+ *
  * Stable data attributes this script creates (used by tests/test_site_quiz.py):
  *   .course-quiz[data-quiz-state]        "ready" | "submitted" (free items await self-assessment) | "final"
  *   .course-quiz[data-quiz-learner][data-quiz-attempt]      the seed of the choice order shown
@@ -41,6 +47,7 @@
  *                                                           empty before grading; it takes the focus after)
  *   [data-quiz-banner][data-quiz-passed="true" | "false"]   checkpoint pass/fail banner
  *   [data-quiz-download-status]                             message after a download
+ *   [data-quiz-review]                                      checkpoint feedback: where to review (no key)
  *   [data-course-gate-notice][data-gate-state="locked" | "advisory" | "open"], a[data-course-gate-link]
  *   [data-course-gated-hidden]                              article content hidden by a strict gate
  *   [data-course-notice]                                    storage notices (recovered / read-only / unavailable)
@@ -48,8 +55,10 @@
  * localStorage:
  *   "sgemm-course-progress"            {"schema": "sgemm-course-progress", "schema_version": 1,
  *                                       "attempts": [...], "student": {"id", "name"}, "learner": "<id>"}
- *                                      an attempt also records "attempt" (its number) and
- *                                      "choice_order" ({question id: [choice ids as shown]})
+ *                                      an attempt also records "attempt" (its number),
+ *                                      "choice_order" ({question id: [choice ids as shown]}) and on a
+ *                                      checkpoint "variants" ({question id: {parameter: value}});
+ *                                      "attempt_numbers" {module: highest attempt submitted, recorded or not}
  *   "sgemm-course-progress.corrupt.<ISO time>"  an unreadable value, kept aside before starting fresh
  *   A value with a newer schema_version is read but never overwritten (read-only mode).
  */
@@ -108,7 +117,7 @@
 
   function trim(text) { return text.replace(EDGE_SPACE, ""); }
 
-  // The particle after a number or a Korean word, as course/korean.py chooses it: the consonant form
+  // The particle after a number or a Korean word, as korean_text (Python) chooses it: the consonant form
   // (과 을 은 이 으로) after a final 0 1 3 6 7 8 or a syllable with a final consonant, the vowel form
   // (와 를 는 가 로) after 2 4 5 9, '%' or an open syllable; 로 also after ㄹ (1 7 8, 일). Anything else
   // gets both forms ("을(를)").
@@ -404,6 +413,147 @@
     return toHex(bytes.buffer);
   }
 
+  // ------------------------------------------------------------------ checkpoint variants (mirrors variants.py)
+  // A numeric question may carry variant = {template, params: [{name, values, base}], key}: attempts
+  // after settings.attempts_before_variant show values drawn for that attempt, and the key is the
+  // formula computed from them. The formula is parsed here (numbers, names, + - * /, parentheses,
+  // unary minus, min max floor ceil), never evaluated as code.
+  var FORMULA_FUNCTIONS = { min: [1, Infinity], max: [1, Infinity], floor: [1, 1], ceil: [1, 1] };
+  var PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\|\s*([^{}\s]+)\s*)?\}\}/g;
+  var DEFAULT_ATTEMPTS_BEFORE_VARIANT = 2;
+
+  function formulaTokens(text) {
+    var out = [], pattern = /\s*(?:(\d+(?:\.\d+)?)|([A-Za-z_][A-Za-z0-9_]*)|(.))/g, m;
+    text = String(text).replace(/\s+$/, "");
+    pattern.lastIndex = 0;
+    while (pattern.lastIndex < text.length && (m = pattern.exec(text)) !== null) {
+      if (m[1] !== undefined) { out.push(["num", m[1]]); }
+      else if (m[2] !== undefined) { out.push(["name", m[2]]); }
+      else if ("+-*/(),".indexOf(m[3]) !== -1) { out.push(["op", m[3]]); }
+      else { throw new Error("formula: unexpected " + m[3]); }
+    }
+    return out;
+  }
+
+  /** The formula as nested arrays, the same tree as variants.parse_formula. */
+  function parseFormula(text) {
+    var tokens = formulaTokens(text), i = 0;
+    function peek() { return tokens[i] || ["end", ""]; }
+    function isOp(v) { var t = peek(); return t[0] === "op" && t[1] === v; }
+    function take(v) {
+      if (v !== undefined && !isOp(v)) { throw new Error("formula: expected " + v); }
+      return tokens[i++] || ["end", ""];
+    }
+    function expression() {
+      var node = term();
+      while (isOp("+") || isOp("-")) { node = [take()[1], node, term()]; }
+      return node;
+    }
+    function term() {
+      var node = unary();
+      while (isOp("*") || isOp("/")) { node = [take()[1], node, unary()]; }
+      return node;
+    }
+    function unary() { if (isOp("-")) { take(); return ["neg", unary()]; } return primary(); }
+    function primary() {
+      var t = take();
+      if (t[0] === "num") { return ["num", Number(t[1])]; }
+      if (t[0] === "name" && isOp("(")) {
+        if (!FORMULA_FUNCTIONS.hasOwnProperty(t[1])) { throw new Error("formula: unknown function " + t[1]); }
+        take("(");
+        var args = [expression()];
+        while (isOp(",")) { take(); args.push(expression()); }
+        take(")");
+        var range = FORMULA_FUNCTIONS[t[1]];
+        if (args.length < range[0] || args.length > range[1]) { throw new Error("formula: arguments of " + t[1]); }
+        return ["call", t[1], args];
+      }
+      if (t[0] === "name") { return ["var", t[1]]; }
+      if (t[0] === "op" && t[1] === "(") { var inner = expression(); take(")"); return inner; }
+      throw new Error("formula: unexpected end");
+    }
+    var tree = expression();
+    if (peek()[0] !== "end") { throw new Error("formula: trailing input"); }
+    return tree;
+  }
+
+  function evalFormula(tree, params) {
+    switch (tree[0]) {
+      case "num": return tree[1];
+      case "var": return Number(params[tree[1]]);
+      case "neg": return -evalFormula(tree[1], params);
+      case "call":
+        var args = tree[2].map(function (a) { return evalFormula(a, params); });
+        return Math[tree[1]].apply(null, args);
+      case "+": return evalFormula(tree[1], params) + evalFormula(tree[2], params);
+      case "-": return evalFormula(tree[1], params) - evalFormula(tree[2], params);
+      case "*": return evalFormula(tree[1], params) * evalFormula(tree[2], params);
+      default: return evalFormula(tree[1], params) / evalFormula(tree[2], params);
+    }
+  }
+
+  function renderTemplate(template, params) {
+    return String(template).replace(PLACEHOLDER, function (_, name, form) {
+      var text = String(Number(params[name]));
+      return form ? withParticle(text, form) : text;
+    });
+  }
+
+  /** Every combination of parameter values except the base one, in itertools.product order. */
+  function variantCombinations(variant) {
+    var combos = [{}];
+    variant.params.forEach(function (p) {
+      var next = [];
+      combos.forEach(function (c) {
+        p.values.forEach(function (v) { var d = {}; Object.keys(c).forEach(function (k) { d[k] = c[k]; }); d[p.name] = v; next.push(d); });
+      });
+      combos = next;
+    });
+    return combos.filter(function (c) {
+      return !variant.params.every(function (p) { return c[p.name] === p.base; });
+    });
+  }
+
+  function drawParams(variant, learner, attempt, qid) {
+    var combos = variantCombinations(variant);
+    var next = mulberry32(fnv1a32(learner + ":" + attempt + ":" + qid + ":variant"));
+    return combos[next() % combos.length];
+  }
+
+  function variantQuestion(q, params) {
+    var out = {};
+    Object.keys(q).forEach(function (k) { out[k] = q[k]; });
+    out.prompt = renderTemplate(q.variant.template, params).replace(/\s+$/, "");
+    out.answer = { value: evalFormula(parseFormula(q.variant.key), params), tolerance: q.answer.tolerance, unit: q.answer.unit };
+    return out;
+  }
+
+  function attemptsBeforeVariant(checkpoint) {
+    var n = settings().attempts_before_variant;
+    if (!isInt(n) && checkpoint) { n = checkpoint.attempts_before_variant; }
+    return isInt(n) && n >= 0 ? n : DEFAULT_ATTEMPTS_BEFORE_VARIANT;
+  }
+
+  /** The bank as this attempt shows it: on a checkpoint past the first attempts, numeric questions with
+   *  a variant get values drawn for (learner, attempt); variants records them ({} when none). */
+  function presentedBank(bank, learner, attempt, checkpoint) {
+    var out = {}, variants = {};
+    Object.keys(bank).forEach(function (k) { out[k] = bank[k]; });
+    var drawing = !!checkpoint && attempt > attemptsBeforeVariant(checkpoint);
+    out.questions = bank.questions.map(function (q) {
+      if (!drawing || !q.variant) { return q; }
+      variants[q.id] = drawParams(q.variant, learner, attempt, q.id);
+      return variantQuestion(q, variants[q.id]);
+    });
+    out.variants = variants;
+    return out;
+  }
+
+  function withVariants(presentation, variants) {
+    if (variants && Object.keys(variants).length) { presentation.variants = variants; }
+    return presentation;
+  }
+
   // ------------------------------------------------------------------ progress in localStorage
   var STORAGE_KEY = "sgemm-course-progress";
   var CORRUPT_PREFIX = "sgemm-course-progress.corrupt.";
@@ -528,15 +678,27 @@
     return saved.learner || made;
   }
 
-  /** 1 + the highest attempt number stored for module (attempts without one count by position). */
+  /** 1 + the highest attempt number stored for module (attempts without one count by position), counting
+   *  attempts submitted but never recorded (attempt_numbers, see noteAttempt). */
   function nextAttempt(module) {
-    var count = 0, highest = 0;
-    loadProgress().attempts.forEach(function (a) {
+    var count = 0, state = loadProgress();
+    var started = isPlainObject(state.attempt_numbers) ? state.attempt_numbers[String(module)] : 0;
+    var highest = isInt(started) ? started : 0;
+    state.attempts.forEach(function (a) {
       if (a.module !== module) { return; }
       count += 1;
       if (isInt(a.attempt) && a.attempt > highest) { highest = a.attempt; }
     });
     return Math.max(count, highest) + 1;
+  }
+
+  /** An attempt is used once submitted (its feedback was seen), recorded or not: a reload never gives it back. */
+  function noteAttempt(module, attempt) {
+    updateProgress(function (state) {
+      var numbers = isPlainObject(state.attempt_numbers) ? state.attempt_numbers : (state.attempt_numbers = {});
+      var known = isInt(numbers[String(module)]) ? numbers[String(module)] : 0;
+      numbers[String(module)] = Math.max(known, attempt);
+    });
   }
 
   function bestCorrectCount(state, module) {
@@ -647,6 +809,59 @@
     single: "하나 고르기", multiple: "모두 고르기", numeric: "수치 답", code: "코드 빈칸", free: "서술형"
   };
 
+  // ------------------------------------------------------------------ checkpoint feedback (measures, never teaches the key)
+  var POSITION_LETTERS = "abcdefghij";
+
+  /** The tag before a choice: its id, or on a checkpoint the letter of its place in this attempt's order. */
+  function choiceTag(checkpoint, id, position) {
+    return "(" + (checkpoint && position < POSITION_LETTERS.length ? POSITION_LETTERS.charAt(position) : id) + ")";
+  }
+
+  function reviewLink(module, section) {
+    return [el("a", { href: pageLink(module), text: pageLink(module).replace(/\.html$/, "") }), "의 〈" + (section || "본문") + "〉"];
+  }
+
+  /** On a checkpoint the head names the status only (a grader's message could hint at the key),
+   *  except for an unreadable answer, whose message says what to fix. */
+  function checkpointHead(r) {
+    var head = STATUS_TEXT[r.status] || r.status;
+    if (r.status === "partial") { head += " (" + formatScore(r.score) + "점)"; }
+    if (r.status === "invalid" && r.message) { head += " — " + r.message; }
+    return el("p", { "class": "course-quiz-status course-quiz-status-" + r.status, text: head });
+  }
+
+  /** Under a checkpoint question: where in the chapter to review; for a free answer the
+   *  self-assessment against that section (the buttons come from selfAssessmentButtons). */
+  function checkpointReview(quiz, q, r) {
+    if (q.type === "free" && (r.status === "pending" || r.status === "self")) {
+      return [el("p", { "data-quiz-review": true }, ["체크포인트에서는 모범 답안을 보여 주지 않습니다. "]
+        .concat(reviewLink(quiz.module, q.section), [" 부분을 다시 읽고, 내 답이 그 내용을 담았는지 스스로 판단하세요."])),
+        quiz.selfAssessmentOf(q)];
+    }
+    return r.correct ? [] : [el("p", { "data-quiz-review": true }, ["복습할 곳: "].concat(reviewLink(quiz.module, q.section)))];
+  }
+
+  /** Feedback on a checkpoint: right or wrong, and where in the chapter to review; no key, no model
+   *  answer, no explanation, no marks on the choices. Free items: self-assessment against the chapter. */
+  function showCheckpointFeedback(quiz, q, r) {
+    var block = quiz.blocks[q.id];
+    var box = clear(block.querySelector("[data-quiz-feedback]"));
+    box.hidden = false;
+    box.setAttribute("data-quiz-status", r.status);
+    block.setAttribute("data-quiz-status", r.status);
+    box.appendChild(checkpointHead(r));
+    appendAll(box, checkpointReview(quiz, q, r));
+  }
+
+  function retryAdvice(quiz) {
+    var text = "문항마다 적힌 복습할 곳을 다시 읽고 '다시 풀기'로 도전하세요.";
+    var hasVariant = quiz.baseBank.questions.some(function (q) { return !!q.variant; });
+    if (hasVariant && quiz.attemptNo >= attemptsBeforeVariant(quiz.checkpoint)) {
+      text += " 다음 시도부터는 수치 문항의 값이 시도마다 바뀝니다.";
+    }
+    return text;
+  }
+
   // ------------------------------------------------------------------ quiz widget
   // The Quiz object keeps the state of one quiz on the page; what it shows is built by the small
   // functions below (one per part: header, question, answer control, feedback, result, submission
@@ -695,14 +910,14 @@
 
   /** Radio buttons (single) or checkboxes (multiple) in the order given, in a group named by the
    *  question (a screen reader reads the question when it enters the group). */
-  function choiceGroup(q, order, inputName) {
+  function choiceGroup(q, order, inputName, checkpoint) {
     var byId = {};
     q.choices.forEach(function (c) { byId[String(c.id)] = c; });
     var fieldset = el("fieldset", { "class": "course-quiz-choices", "aria-labelledby": partId(q, "prompt") });
-    order.forEach(function (id) {
+    order.forEach(function (id, position) {
       var input = el("input", { type: q.type === "single" ? "radio" : "checkbox", name: inputName, value: id, "data-quiz-choice": id });
       fieldset.appendChild(appendInline(el("label", { "class": "course-quiz-choice", "data-quiz-choice-label": id }, [
-        input, " ", el("span", { "class": "course-quiz-choice-id", text: "(" + id + ")" }), " "]), byId[id].text));
+        input, " ", el("span", { "class": "course-quiz-choice-id", text: choiceTag(checkpoint, id, position) }), " "]), byId[id].text));
     });
     return fieldset;
   }
@@ -737,7 +952,7 @@
     if (q.type === "single" || q.type === "multiple") {
       var order = shuffledIds(q.choices.map(function (c) { return String(c.id); }), quiz.learner, quiz.attemptNo, q.id);
       quiz.choiceOrder[q.id] = order;
-      return choiceGroup(q, order, "cq" + quiz.module + "-" + q.id + "-" + quiz.attemptNo);
+      return choiceGroup(q, order, "cq" + quiz.module + "-" + q.id + "-" + quiz.attemptNo, quiz.checkpoint);
     }
     if (q.type === "numeric") { return numericInput(q); }
     if (q.type === "code") { return codeWithBlanks(q); }
@@ -878,8 +1093,10 @@
       r.maxScore + "문항 중 " + r.correctCount + "문항 정답 (점수 " + formatScore(r.score) + "/" + r.maxScore + ")" });
   }
 
-  function feedbackLink(q) {
-    return el("p", {}, [el("a", { href: "#" + partId(q), "class": "course-quiz-feedback-link", text: "문항별 채점 결과와 해설 보기" })]);
+  /** A checkpoint shows no explanation, so its link promises none. */
+  function feedbackLink(q, checkpoint) {
+    return el("p", {}, [el("a", { href: "#" + partId(q), "class": "course-quiz-feedback-link",
+      text: checkpoint ? "문항별 채점 결과와 복습할 곳 보기" : "문항별 채점 결과와 해설 보기" })]);
   }
 
   function pendingSelfNote(pendingSelf) {
@@ -893,7 +1110,7 @@
     });
   }
 
-  function checkpointBanner(r, cp, module) {
+  function checkpointBanner(r, cp, module, advice) {
     var rule = cp.pass_count + "/" + cp.question_count;
     var banner = el("div", { "class": "course-quiz-banner " + (r.passed ? "course-quiz-pass" : "course-quiz-fail"),
       "data-quiz-banner": true, "data-quiz-passed": String(!!r.passed), role: "status" });
@@ -902,7 +1119,7 @@
       appendAll(banner, nextChapterLinks(module));
     } else {
       banner.appendChild(el("p", { text: "아직 통과하지 못했습니다: " + r.correctCount + "/" + r.maxScore + ". " + rule +
-        " 이상이면 통과합니다. 해설을 읽고 '다시 풀기'로 다시 도전하세요." }));
+        " 이상이면 통과합니다. " + advice }));
     }
     return banner;
   }
@@ -945,7 +1162,7 @@
   };
 
   Quiz.prototype.presentation = function () {
-    return { learner: this.learner, attempt: this.attemptNo, choice_order: this.choiceOrder };
+    return withVariants({ learner: this.learner, attempt: this.attemptNo, choice_order: this.choiceOrder }, this.bank.variants);
   };
 
   Quiz.prototype.resetAttempt = function () {
@@ -960,6 +1177,8 @@
 
   Quiz.prototype.render = function () {
     var self = this, box = clear(this.container);
+    this.baseBank = this.baseBank || this.bank;
+    this.bank = presentedBank(this.baseBank, this.learner, this.attemptNo, this.checkpoint);
     this.resetAttempt();
     box.setAttribute("data-quiz-state", "ready");
     box.setAttribute("data-quiz-learner", this.learner);
@@ -1061,6 +1280,7 @@
     this.submitWarning.textContent = "";
     this.answers = answers;
     this.submittedAt = new Date().toISOString();
+    noteAttempt(this.module, this.attemptNo);
     lockAnswers(this.container);
     this.submitButton.hidden = true;
     this.retryButton.hidden = false;
@@ -1082,19 +1302,22 @@
 
   /** The key (or model answer and rubric) of one question, under it. */
   Quiz.prototype.keyOf = function (q, r, block) {
-    var self = this;
     if (q.type === "single" || q.type === "multiple") { return [choiceKey(q, block)]; }
     if (q.type === "numeric") { return [numericKey(q)]; }
     if (q.type === "code") { return [codeKey(q, r)]; }
     var parts = modelAnswer(q);
-    if (r.status !== "unanswered" && r.status !== "invalid") {
-      parts.push(selfAssessmentButtons(this.selfAssessment[q.id], this.recorded, function (verdict) {
-        self.selfAssessment[q.id] = verdict;
-        self.regrade();
-        self.refocusSelfAssessment(q, verdict);
-      }));
-    }
+    if (r.status !== "unanswered" && r.status !== "invalid") { parts.push(this.selfAssessmentOf(q)); }
     return parts;
+  };
+
+  /** 맞음 / 틀림 for free answer q: a press grades again and keeps the keyboard where it was. */
+  Quiz.prototype.selfAssessmentOf = function (q) {
+    var self = this;
+    return selfAssessmentButtons(this.selfAssessment[q.id], this.recorded, function (verdict) {
+      self.selfAssessment[q.id] = verdict;
+      self.regrade();
+      self.refocusSelfAssessment(q, verdict);
+    });
   };
 
   /** The feedback was drawn again, so the pressed button is a new one: the focus goes to it, or to
@@ -1105,6 +1328,7 @@
   };
 
   Quiz.prototype.showFeedback = function (q, r) {
+    if (this.checkpoint) { return showCheckpointFeedback(this, q, r); }
     var block = this.blocks[q.id];
     var box = clear(block.querySelector("[data-quiz-feedback]"));
     box.hidden = false;
@@ -1124,7 +1348,7 @@
         id: newId(), module: module, time: self.submittedAt, started_at: self.startedAt, client: "site",
         answers: self.answers, self_assessment: self.selfAssessment, results: results,
         score: r.score, max_score: r.maxScore, correct_count: r.correctCount, passed: r.passed,
-        attempt: self.attemptNo, choice_order: self.choiceOrder
+        attempt: self.attemptNo, choice_order: self.choiceOrder, variants: self.bank.variants
       });
     });
     this.recorded = true;
@@ -1134,13 +1358,13 @@
   Quiz.prototype.showResult = function (pendingSelf) {
     var box = clear(this.resultBox), r = this.result, cp = this.checkpoint;
     box.appendChild(resultSummary(r));
-    box.appendChild(feedbackLink(this.bank.questions[0]));
+    box.appendChild(feedbackLink(this.bank.questions[0], cp));
     appendAll(box, storage.notices.slice(this.noticesShown).map(noticeParagraph));
     if (pendingSelf > 0) {
       box.appendChild(pendingSelfNote(pendingSelf));
       return;
     }
-    if (cp) { box.appendChild(checkpointBanner(r, cp, this.module)); }
+    if (cp) { box.appendChild(checkpointBanner(r, cp, this.module, retryAdvice(this))); }
   };
 
   Quiz.prototype.renderSubmissionForm = function () {
@@ -1322,6 +1546,12 @@
     fnv1a32: fnv1a32,
     mulberry32: mulberry32,
     shuffledIds: shuffledIds,
+    parseFormula: parseFormula,
+    evalFormula: evalFormula,
+    renderTemplate: renderTemplate,
+    drawParams: drawParams,
+    presentedBank: presentedBank,
+    choiceTag: choiceTag,
     submissionFilename: submissionFilename,
     loadProgress: loadProgress,
     applyGates: applyGates,

@@ -1,7 +1,7 @@
 """Exercise definitions: course/exercises/<id>/exercise.yaml and the .cu files beside it.
 
 The schema is the contract between the exercises and the checker (see the docstring of
-course.exercise). Loading validates every key, so a typo in a yaml file is a Korean error that
+course.autograder). Loading validates every key, so a typo in a yaml file is a Korean error that
 names the file and the key, not a surprise in the middle of a check.
 """
 from __future__ import annotations
@@ -21,6 +21,7 @@ ENTRY_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Every diagnosis the checker emits (and the only names an exercise.yaml may give a wrong attempt).
 DIAGNOSES = {
     "compile_error": "NVRTC가 소스를 거부함 (compile error)",
+    "wrong_signature": "커널의 매개변수 목록이 실습과 다름 (wrong signature)",
     "local_memory": "SASS에 로컬 메모리 명령 LDL/STL이 있음 (local memory)",
     "missing_instruction": "요구한 명령이 SASS에 없음 (missing instruction)",
     "too_many_registers": "레지스터 수가 한도를 넘음 (too many registers)",
@@ -28,6 +29,8 @@ DIAGNOSES = {
     "unwritten_output": "C의 일부 원소를 쓰지 않음 (unwritten output)",
     "reads_c_with_beta_zero": "beta = 0인데 C를 읽음 (reads C with beta = 0)",
     "out_of_bounds": "행렬 밖의 메모리에 접근함 (out of bounds)",
+    "writes_inputs": "입력 A나 B에 씀 (writes to inputs)",
+    "uninitialized_shared": "쓰지 않은 공유 메모리를 읽음 (uninitialized shared memory)",
     "race": "공유 메모리 경쟁 상태 (race)",
     "sync_error": "배리어 사용 오류 (sync error)",
     "timeout": "제한 시간 안에 끝나지 않음 (timeout)",
@@ -37,9 +40,9 @@ DIAGNOSES = {
 
 # When several checks fail, the verdict names the root cause first: a kernel that never ran or
 # broke memory explains wrong values, and correctness comes before machine-code style and speed.
-DIAGNOSIS_PRIORITY = ("compile_error", "timeout", "fault", "out_of_bounds", "race", "sync_error",
-                      "reads_c_with_beta_zero", "unwritten_output", "wrong_values", "local_memory",
-                      "missing_instruction", "too_many_registers", "too_slow")
+DIAGNOSIS_PRIORITY = ("compile_error", "wrong_signature", "timeout", "fault", "out_of_bounds", "writes_inputs",
+                      "race", "sync_error", "uninitialized_shared", "reads_c_with_beta_zero", "unwritten_output",
+                      "wrong_values", "local_memory", "missing_instruction", "too_many_registers", "too_slow")
 
 HAZARD_TOOLS = ("memcheck", "racecheck", "synccheck")
 _TOP_KEYS = {"id", "module", "title_ko", "goal_ko", "entry", "launch", "shapes", "checks", "hints_ko",
@@ -51,6 +54,9 @@ _SASS_KEYS = {"forbid", "require", "max_registers"}
 _SPEED_KEYS = {"reference", "size", "min_ratio"}
 _WRONG_KEYS = {"file", "diagnosis", "what_ko"}
 _OPCODE_RULE = re.compile(r"^[A-Z][A-Z0-9_]*(\.[A-Z0-9_]+)*$")
+# Rules that may name the operands an instruction must serve (course.autograder.ptx attributes them).
+OPERAND_OPCODES = ("LDG.E.128", "LDGSTS", "STG.E.128")
+OPERANDS = ("A", "B", "C")
 
 
 class ExerciseError(ValueError):
@@ -78,7 +84,7 @@ class ExerciseSpec:
     multiple_of: dict       # {"M": 1, "N": 4, "K": 4}
     aligned16: bool
     forbid: tuple
-    require: tuple
+    require: tuple          # opcode rules that must appear in the SASS
     max_registers: int | None
     hazards: dict           # {"memcheck": True, "racecheck": True, "synccheck": True}
     speed_reference: str
@@ -87,6 +93,7 @@ class ExerciseSpec:
     hints_ko: tuple
     wrong_attempts: tuple
     folder: Path = field(compare=False)
+    operand_rules: tuple = ()   # (opcode, (operand, ...)): e.g. ("LDG.E.128", ("A", "B"))
 
     @property
     def starter(self) -> Path:
@@ -220,6 +227,34 @@ def _rules(value, where: str, problems: list) -> tuple:
     return tuple(value)
 
 
+def _required(value, where: str, problems: list) -> tuple[tuple, tuple]:
+    """checks.sass.require: opcode names, or {opcode: LDG.E.128, operands: [A, B]} naming whom it must serve."""
+    if value is None:
+        return (), ()
+    if not isinstance(value, list):
+        problems.append(f"{where}: 목록이어야 합니다")
+        return (), ()
+    opcodes, operand_rules = [], []
+    for i, item in enumerate(value):
+        if isinstance(item, dict):
+            _unknown(f"{where}[{i}]", item, {"opcode", "operands"}, problems)
+            opcode, operands = item.get("opcode"), item.get("operands")
+            if opcode not in OPERAND_OPCODES:
+                problems.append(f"{where}[{i}].opcode: 피연산자를 지정할 수 있는 명령은 {', '.join(OPERAND_OPCODES)}입니다 "
+                                f"(받은 값: {opcode!r})")
+                continue
+            if not isinstance(operands, list) or not operands or not all(o in OPERANDS for o in operands):
+                problems.append(f"{where}[{i}].operands: A, B, C 중에서 고른 목록이어야 합니다 (받은 값: {operands!r})")
+                continue
+            opcodes.append(opcode)
+            operand_rules.append((opcode, tuple(operands)))
+        elif isinstance(item, str) and _OPCODE_RULE.match(item):
+            opcodes.append(item)
+        else:
+            problems.append(f"{where}[{i}]: SASS 명령 이름(예: LDG.E.128)이나 {{opcode, operands}} 매핑이어야 합니다")
+    return tuple(dict.fromkeys(opcodes)), tuple(operand_rules)
+
+
 def _parse(raw, folder: Path, problems: list) -> ExerciseSpec | None:
     if not isinstance(raw, dict):
         problems.append("최상위가 매핑(mapping)이어야 합니다")
@@ -266,7 +301,7 @@ def _parse(raw, folder: Path, problems: list) -> ExerciseSpec | None:
     sass = _mapping(checks.get("sass"), "checks.sass", problems)
     _unknown("checks.sass", sass, _SASS_KEYS, problems)
     forbid = _rules(sass.get("forbid", ["LDL", "STL"]), "checks.sass.forbid", problems)
-    require = _rules(sass.get("require", []), "checks.sass.require", problems)
+    require, operand_rules = _required(sass.get("require", []), "checks.sass.require", problems)
     max_registers = sass.get("max_registers")
     if max_registers is not None:
         max_registers = _int(max_registers, "checks.sass.max_registers", problems, low=1)
@@ -331,4 +366,4 @@ def _parse(raw, folder: Path, problems: list) -> ExerciseSpec | None:
         grid_rows_from_x=rows_from_x, dynamic_smem=dynamic_smem, multiple_of=multiple_of, aligned16=aligned16,
         forbid=forbid, require=require, max_registers=max_registers, hazards=hazards,
         speed_reference=reference, speed_size=size, min_ratio=float(min_ratio), hints_ko=tuple(h.strip() for h in hints),
-        wrong_attempts=tuple(attempts), folder=folder)
+        wrong_attempts=tuple(attempts), folder=folder, operand_rules=operand_rules)

@@ -1,11 +1,14 @@
 """`python -m course grade-code`: check a folder of learners' kernels into a spreadsheet-safe CSV.
 
-Every .cu file found under the folder (recursively, never through a symbolic link) is checked in its
-own subprocess (`python -m course exercise check ID FILE --json`) with an overall time limit, so a
-submission that hangs NVRTC or the GPU costs one row, not the run. The learner of a file is the first
-folder under the submissions folder (folder-per-learner layout) or else the file's name without
-.cu. Everything that cannot be checked (symbolic links, other file types, empty, binary or
-non-UTF-8 files, files without a kernel) is listed with its reason in the problems CSV.
+Every .cu file found under the folder (recursively, never through a symbolic link, nor a hard link
+whose other name lies outside the folder) is checked in its own subprocess (`python -m course
+exercise check ID FILE --json`) with an overall time limit, so a submission that hangs NVRTC or the
+GPU costs one row, not the run. The learner of a file is the first folder under the submissions
+folder (folder-per-learner layout) or else the file's name without .cu. Everything that cannot be
+checked (links, other file types, empty, binary, UTF-16 or non-UTF-8 files, files without a kernel,
+includes of files other than the course's headers) is listed with its reason in the problems CSV.
+Every file gets its own seed unless --seed gives one for all; the CSV records it (replay a row with
+`python -m course exercise check ID FILE --seed N`).
 
 This RUNS LEARNERS' CODE on this machine's GPU: use a machine (or container) you can afford to lose.
 """
@@ -20,10 +23,11 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from course.exercise.learner import ExerciseInputError, MAX_SOURCE_BYTES, read_source_file
-from course.exercise.spec import ExerciseSpec
-from course.exercise.verdict import CHECKS
-from course.instructor import Problem, write_problems, write_safe_csv
+from course.autograder.cases import new_seed
+from course.autograder.learner import INPUT_ERROR_KINDS, ExerciseInputError, read_source_file
+from course.autograder.spec import ExerciseSpec
+from course.autograder.verdict import CHECKS
+from course.instructor import Problem, printable, regular_files, write_problems, write_safe_csv
 
 SOURCE_SUFFIXES = (".cu",)
 
@@ -34,6 +38,7 @@ class CodeRow:
     file: str
     verdict: dict | None          # Verdict.to_dict(), None when the subprocess gave none
     error: str = ""               # why there is no verdict (timeout, crash)
+    seed: int | None = None       # the seed the check ran with
 
 
 @dataclass
@@ -63,39 +68,13 @@ def learner_of(relative: str) -> str:
 
 def candidate_files(report: CodeReport) -> list[Path]:
     """Regular .cu files under the folder; everything else found on the way goes to the report."""
-    found = []
-
-    def unreadable(error: OSError) -> None:
-        report.add(Path(error.filename), "skipped", "unreadable", f"폴더를 읽을 수 없습니다 ({error.strerror})")
-
-    for top, dirs, files in os.walk(report.folder, onerror=unreadable, followlinks=False):
-        top_path = Path(top)
-        for name in sorted(dirs):
-            if (top_path / name).is_symlink():
-                report.add(top_path / name, "skipped", "symlink", "심볼릭 링크(symbolic link)인 폴더는 따라가지 않습니다")
-        dirs[:] = sorted(d for d in dirs if not (top_path / d).is_symlink())
-        for name in sorted(files):
-            path = top_path / name
-            try:
-                info = path.lstat()
-            except OSError as exc:
-                report.add(path, "skipped", "unreadable", f"파일 정보를 읽을 수 없습니다 ({exc.strerror})")
-                continue
-            if stat.S_ISLNK(info.st_mode):
-                report.add(path, "skipped", "symlink", "심볼릭 링크(symbolic link)는 따라가지 않습니다")
-            elif not stat.S_ISREG(info.st_mode):
-                report.add(path, "skipped", "not_regular_file", "일반 파일이 아닙니다 (FIFO, 장치, 소켓 등)")
-            elif path.suffix.lower() not in SOURCE_SUFFIXES:
-                report.add(path, "skipped", "not_cuda_file", "CUDA 소스 파일(*.cu)이 아닙니다")
-            else:
-                found.append(path)
-    return sorted(found)
+    return regular_files(report.folder, report, SOURCE_SUFFIXES, "not_cuda_file", "CUDA 소스 파일(*.cu)이 아닙니다")
 
 
-def _check_one(spec: ExerciseSpec, path: Path, time_limit: float, no_gpu: bool) -> tuple[dict | None, str]:
+def _check_one(spec: ExerciseSpec, path: Path, time_limit: float, no_gpu: bool, seed: int) -> tuple[dict | None, str]:
     """The verdict dict from a fresh `python -m course exercise check` process, or (None, why)."""
     command = [sys.executable, "-m", "course", "exercise", "check", spec.id, str(path), "--json",
-               "--time-limit", str(time_limit)]
+               "--time-limit", str(time_limit), "--seed", str(seed)]
     if no_gpu:
         command.append("--no-gpu")
     # Five steps, three of them subprocesses with `time_limit` each, plus start-up: the whole check's limit.
@@ -122,7 +101,7 @@ def _check_one(spec: ExerciseSpec, path: Path, time_limit: float, no_gpu: bool) 
 
 
 def grade_code(spec: ExerciseSpec, folder, time_limit: float = 90.0, no_gpu: bool = False,
-               progress=None) -> CodeReport:
+               progress=None, seed: int | None = None) -> CodeReport:
     report = CodeReport(Path(folder))
     files = candidate_files(report)
     usable = []
@@ -145,9 +124,10 @@ def grade_code(spec: ExerciseSpec, folder, time_limit: float = 90.0, no_gpu: boo
     for i, path in enumerate(usable, 1):
         relative = report.name(path)
         if progress:
-            progress(f"[{i}/{len(usable)}] {relative}")
-        verdict, error = _check_one(spec, path, time_limit, no_gpu)
-        report.rows.append(CodeRow(learner_of(relative), relative, verdict, error))
+            progress(f"[{i}/{len(usable)}] {printable(relative)}")
+        file_seed = new_seed() if seed is None else seed
+        verdict, error = _check_one(spec, path, time_limit, no_gpu, file_seed)
+        report.rows.append(CodeRow(learner_of(relative), relative, verdict, error, file_seed))
         if verdict is None:
             report.add(path, "graded", "no_verdict", error, learner_of(relative))
     return report
@@ -155,17 +135,12 @@ def grade_code(spec: ExerciseSpec, folder, time_limit: float = 90.0, no_gpu: boo
 
 PROBLEM_KINDS = {
     "symlink": "symbolic link, never followed",
+    "hardlink": "hard link whose other name lies outside the folder, never read",
     "not_regular_file": "FIFO, device or socket",
     "not_cuda_file": "not a *.cu file",
     "several_files": "a learner with several .cu files (each checked)",
     "no_verdict": "the check process gave no verdict (timeout or crash)",
-    "missing": "vanished while grading",
-    "not_a_file": "not a regular file",
-    "too_large": f"over {MAX_SOURCE_BYTES} bytes",
-    "unreadable": "cannot be read, or is not UTF-8 text",
-    "binary": "binary data (NUL bytes)",
-    "empty": "empty or only whitespace",
-    "not_cuda": "no __global__ kernel",
+    **INPUT_ERROR_KINDS,
 }
 
 
@@ -173,14 +148,15 @@ def csv_header() -> list[str]:
     header = ["learner", "file", "passed", "diagnosis"]
     for check in CHECKS:
         header += [f"{check}_status", f"{check}_diagnosis", f"{check}_message"]
-    return header + ["registers", "speed_ratio", "learner_ms", "reference_ms", "device", "source_sha256", "error"]
+    return header + ["registers", "speed_ratio", "learner_ms", "reference_ms", "device", "source_sha256", "seed",
+                     "error"]
 
 
 def csv_row(row: CodeRow) -> list:
     v = row.verdict
     if v is None:
         return [row.learner, row.file, "no", "timeout" if "timeout" in row.error else "",
-                *([""] * (3 * len(CHECKS))), None, None, None, None, "", "", row.error]
+                *([""] * (3 * len(CHECKS))), None, None, None, None, "", "", row.seed, row.error]
     cells = [row.learner, row.file, "yes" if v["passed"] else ("no" if any(c["status"] == "fail" for c in v["checks"])
                                                                else "incomplete"), v.get("diagnosis") or ""]
     by_check = {c["check"]: c for c in v["checks"]}
@@ -190,7 +166,7 @@ def csv_row(row: CodeRow) -> list:
     sass = by_check.get("sass", {}).get("details", {})
     speed = by_check.get("speed", {}).get("details", {})
     return cells + [sass.get("registers"), speed.get("ratio"), speed.get("learner_ms"), speed.get("reference_ms"),
-                    v.get("device", ""), v.get("source_sha256", ""), ""]
+                    v.get("device", ""), v.get("source_sha256", ""), row.seed, ""]
 
 
 def write_report(report: CodeReport, out_csv, problems_csv) -> None:

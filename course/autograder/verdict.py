@@ -12,7 +12,7 @@ import html
 import re
 from dataclasses import asdict, dataclass, field
 
-from course.exercise.spec import DIAGNOSES, DIAGNOSIS_PRIORITY
+from course.autograder.spec import DIAGNOSES, DIAGNOSIS_PRIORITY
 
 CHECKS = ("compile", "sass", "correctness", "hazards", "speed")
 CHECK_LABELS = {
@@ -65,6 +65,7 @@ class Verdict:
     arch: str = ""                    # architecture of the SASS rules (e.g. sm_90)
     device: str = ""                  # GPU that ran the kernel ("" when none)
     time: str = ""
+    seed: int | None = None           # the run's seed: the drawn cases (replay with --seed)
 
     @property
     def passed(self) -> bool:
@@ -99,7 +100,7 @@ class Verdict:
     def to_dict(self) -> dict:
         return {"exercise": self.exercise, "source_name": self.source_name, "source_sha256": self.source_sha256,
                 "passed": self.passed, "complete": self.complete, "diagnosis": self.diagnosis,
-                "arch": self.arch, "device": self.device, "time": self.time,
+                "arch": self.arch, "device": self.device, "time": self.time, "seed": self.seed,
                 "checks": [asdict(c) for c in self.checks]}
 
     @classmethod
@@ -107,7 +108,14 @@ class Verdict:
         checks = [CheckResult(c["check"], c["status"], c.get("diagnosis"), c.get("message_ko", ""),
                               c.get("details", {})) for c in data["checks"]]
         return cls(data["exercise"], data.get("source_name", ""), checks, data.get("source_sha256", ""),
-                   data.get("arch", ""), data.get("device", ""), data.get("time", ""))
+                   data.get("arch", ""), data.get("device", ""), data.get("time", ""), data.get("seed"))
+
+    def replay_text(self) -> str:
+        """How to run exactly these cases again (empty when no case was drawn)."""
+        if self.seed is None:
+            return ""
+        return (f"시드(seed) {self.seed}: 같은 경우로 다시 검사하려면 "
+                f"`python -m course exercise check {self.exercise} <파일> --seed {self.seed}`")
 
     # ------------------------------------------------------------------ rendering
     def text(self) -> str:
@@ -121,6 +129,8 @@ class Verdict:
             lines.append(head)
             lines += [f"      {ln}" for ln in c.message_ko.splitlines()]
         lines += ["", self.summary_ko()]
+        if self.replay_text():
+            lines.append(self.replay_text())
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -154,6 +164,8 @@ def verdict_table_html(data: dict, caption: str = "") -> str:
         summary = f"진단(diagnosis): <code>{html.escape(data['diagnosis'])}</code> — {html.escape(DIAGNOSES[data['diagnosis']])}"
     else:
         summary = "실패한 검사는 없지만 건너뛴 검사가 있습니다 (GPU에서 다시 실행하세요)."
+    if data.get("seed") is not None:
+        summary += f" 시드(seed) <code>{int(data['seed'])}</code>."
     cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
     return ('<div class="pst-scrollable-table-container course-table-scroll">'
             f'<table class="course-table course-exercise-verdict">{cap}<thead><tr>'

@@ -6,14 +6,48 @@ exercise, missing file, a file that is not CUDA); 4 nothing failed but some chec
 """
 from __future__ import annotations
 
+import argparse
 import json
+import math
 import sys
 
-from course.exercise import spec as specs
-from course.exercise.learner import ExerciseInputError
-from course.korean import with_particle
+from course.autograder import spec as specs
+from course.autograder.cases import SEED_LIMIT
+from course.autograder.learner import ExerciseInputError
+from korean_text import with_particle
 
 EXIT_PASSED, EXIT_FAILED, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 4
+MAX_TIME_LIMIT = 3600.0          # seconds; a longer limit is a typo, not a plan
+
+
+def time_limit(text: str) -> float:
+    """argparse type: seconds, a finite number in (0, MAX_TIME_LIMIT]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"제한 시간은 초 단위의 수여야 합니다 (받은 값: {text!r})") from None
+    if not math.isfinite(value) or not 0 < value <= MAX_TIME_LIMIT:
+        raise argparse.ArgumentTypeError(
+            f"제한 시간은 0보다 크고 {MAX_TIME_LIMIT:g}초 이하여야 합니다 (받은 값: {text!r})")
+    return value
+
+
+def seed_value(text: str) -> int:
+    """argparse type: a run seed, an integer 0 .. 2**32 - 1 (as a verdict records it)."""
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"시드(seed)는 0 이상의 정수여야 합니다 (받은 값: {text!r})") from None
+    if not 0 <= value < SEED_LIMIT:
+        raise argparse.ArgumentTypeError(f"시드(seed)는 0 이상 {SEED_LIMIT - 1} 이하여야 합니다 (받은 값: {text!r})")
+    return value
+
+
+def exercise_id(text: str) -> str:
+    """argparse type: m<module>-e<number>; the existence check comes later (with the list of ids)."""
+    if not specs.ID_PATTERN.match(text):
+        raise argparse.ArgumentTypeError(f"실습 번호는 m06-e1 같은 형식이어야 합니다 (받은 값: {text!r})")
+    return text
 
 
 def add_parser(sub) -> None:
@@ -26,17 +60,20 @@ def add_parser(sub) -> None:
     verbs = parser.add_subparsers(dest="exercise_command", required=True, metavar="VERB")
     verbs.add_parser("list", help="실습 목록 / list the exercises")
     show = verbs.add_parser("show", help="실습 설명과 검사 기준 / an exercise's goal and targets")
-    show.add_argument("id", help="실습 번호 / exercise id (예: m06-e1)")
+    show.add_argument("id", type=exercise_id, help="실습 번호 / exercise id (예: m06-e1)")
     check = verbs.add_parser("check", help="내 커널 검사 / check a kernel file",
                              description="CUDA 소스 파일 하나를 실습의 기준으로 검사합니다. 커널은 시간 제한이 있는 "
                                          "하위 프로세스에서 실행합니다. / Check one CUDA file; the kernel runs in "
                                          "subprocesses with time limits.")
-    check.add_argument("id", help="실습 번호 / exercise id (예: m06-e1)")
+    check.add_argument("id", type=exercise_id, help="실습 번호 / exercise id (예: m06-e1)")
     check.add_argument("file", help="CUDA 소스 파일 / CUDA source file (.cu)")
     check.add_argument("--json", action="store_true", help="판정을 JSON으로 출력 / print the verdict as JSON")
     check.add_argument("--no-gpu", action="store_true", help="GPU가 있어도 컴파일과 SASS만 / compile and SASS only")
-    check.add_argument("--time-limit", type=float, metavar="S",
-                       help="하위 프로세스마다의 제한 시간(초) / time limit per subprocess in seconds")
+    check.add_argument("--time-limit", type=time_limit, metavar="S",
+                       help=f"하위 프로세스마다의 제한 시간(초, 0 < S ≤ {MAX_TIME_LIMIT:g}) / time limit per subprocess")
+    check.add_argument("--seed", type=seed_value, metavar="N",
+                       help="무작위로 뽑는 경우의 시드: 판정에 적힌 시드로 같은 검사를 다시 합니다 / seed of the drawn "
+                            "cases: replays a verdict exactly (default: a fresh seed, recorded in the verdict)")
     check.add_argument("--record", action="store_true",
                        help="판정을 내 진도 파일에 저장 / store the verdict in my progress file")
 
@@ -74,6 +111,8 @@ def describe(s: specs.ExerciseSpec) -> str:
         sass_rules.append("없어야 할 명령: " + ", ".join(s.forbid))
     if s.require:
         sass_rules.append("있어야 할 명령: " + ", ".join(s.require))
+    for rule, operands in s.operand_rules:
+        sass_rules.append(f"{rule}는 {', '.join(operands)}에 모두 쓰여야 함")
     if s.max_registers:
         sass_rules.append(f"레지스터 {s.max_registers}개 이하")
     tools = ", ".join(t for t, on in s.hazards.items() if on) or "없음"
@@ -85,8 +124,9 @@ def describe(s: specs.ExerciseSpec) -> str:
              "", "검사 (checks):",
              "  1. 컴파일: NVRTC (sm_90)",
              "  2. SASS 규칙: " + ("; ".join(sass_rules) or "없음"),
-             "  3. 정확성: 무작위·경계 크기, alpha/beta 조합, 행 여백(lda > K 등), beta = 0이면 NaN으로 채운 C; "
-             "cuBLAS와 상대 오차 1e-05 이내",
+             "  3. 정확성: 고정된 경계 크기와 실행마다 시드로 뽑는 크기, alpha/beta 조합(타일의 배수인 크기에서도 "
+             "alpha·beta ≠ 0), lda·ldb·ldc가 모두 다른 행 여백, beta = 0이면 NaN과 ±Inf로 채운 C, NaN으로 채운 "
+             "공유 메모리, 실행 뒤 A·B가 그대로인지; cuBLAS와 상대 오차 1e-05 이내 (시드는 판정에 적힘: --seed로 재현)",
              f"  4. 경쟁·메모리 검사: compute-sanitizer {tools} (없으면 반복 실행 차등 시험)",
              f"  5. 속도: {s.speed_size}³에서 기준 커널 {s.speed_reference}의 {s.min_ratio:g}배 이상 (번갈아 측정)",
              "", f"시작 코드: {s.starter}", f"힌트 {len(s.hints_ko)}개: JupyterLab에서 %exercise_hint {s.id}",
@@ -100,7 +140,7 @@ def _show(args) -> int:
 
 
 def _check(args) -> int:
-    from course.exercise import checker, gpu
+    from course.autograder import checker, gpu
 
     spec = specs.load(args.id)
     limits = gpu.Limits()
@@ -108,7 +148,7 @@ def _check(args) -> int:
         limits = gpu.Limits.uniform(args.time_limit)
     progress = None if args.json else (lambda what: print(f"… {what}", file=sys.stderr, flush=True))
     verdict = checker.check_file(spec, args.file, use_gpu=False if args.no_gpu else None, limits=limits,
-                                 progress=progress)
+                                 progress=progress, seed=args.seed)
     if args.record:
         _record(verdict, spec)
     if args.json:

@@ -1,9 +1,11 @@
 """The three checks that run the learner's kernel, each in a subprocess with a time limit.
 
-course.exercise.worker does the GPU work; this module starts it, kills its whole process group at
-the time limit (a hang becomes a "timeout" verdict that names what was running), reads its JSON
-lines, and turns them into Korean check results. compute-sanitizer wraps the worker for the
-hazards check; where it is not installed, a repeated-run test stands in and says so.
+course.autograder.worker does the GPU work; this module starts it, kills its whole process group at
+the time limit (a hang becomes a "timeout" verdict that names what was running), reads its events
+from the status file only (the kernel's printf on stdout is shown to the learner, capped, and never
+parsed), and turns them into Korean check results. compute-sanitizer wraps the worker for the
+hazards check, writing its report to a file of its own; where it is not installed, a repeated-run
+test stands in and says so.
 """
 from __future__ import annotations
 
@@ -18,9 +20,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from course.exercise import cases as case_plans
-from course.exercise.spec import ExerciseSpec
-from course.exercise.verdict import CheckResult
+from course.autograder import cases as case_plans
+from course.autograder.spec import ExerciseSpec
+from course.autograder.verdict import CheckResult
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 SANITIZER_ENV = "COURSE_SANITIZER"       # path of compute-sanitizer, or "none" to act as if missing
@@ -43,14 +45,20 @@ class Limits:
         return cls(seconds, max(3 * seconds, 60.0), seconds)
 
 
+OUTPUT_CAP = 64 * 1024        # bytes of the kernel's printf (and of stderr) kept per subprocess
+SHOWN_OUTPUT_LINES = 20       # lines of it shown to the learner
+
+
 @dataclass
 class WorkerRun:
     timed_out: bool
     returncode: int | None
-    events: list = field(default_factory=list)
-    stdout: str = ""
+    events: list = field(default_factory=list)     # from the status channel only
+    stdout: str = ""              # the kernel's printf (capped at OUTPUT_CAP), never parsed
     stderr: str = ""
     seconds: float = 0.0
+    stdout_bytes: int = 0         # how much the kernel printed in all
+    sanitizer_text: str = ""      # compute-sanitizer's report (its own --log-file)
 
     def last(self, kind: str) -> dict | None:
         return next((e for e in reversed(self.events) if e.get("event") == kind), None)
@@ -62,7 +70,7 @@ class WorkerRun:
 
     @property
     def sanitizer_lines(self) -> list[str]:
-        return [ln for ln in self.stdout.splitlines() if ln.startswith("=========")]
+        return [ln for ln in self.sanitizer_text.splitlines() if ln.startswith("=========")]
 
 
 def sanitizer_path() -> str | None:
@@ -78,43 +86,93 @@ def sanitizer_path() -> str | None:
     return None
 
 
-def run_worker(job: dict, time_limit: float, wrapper: tuple = (), startup_limit: float | None = None) -> WorkerRun:
+class _CappedReader:
+    """Drains a pipe to its end (so the child never blocks on a full pipe), keeping OUTPUT_CAP bytes."""
+
+    def __init__(self, stream):
+        import threading
+
+        self.stream, self.kept, self.total = stream, bytearray(), 0
+        self.thread = threading.Thread(target=self._drain, daemon=True)
+        self.thread.start()
+
+    def _drain(self) -> None:
+        while True:
+            chunk = self.stream.read(65536)
+            if not chunk:
+                return
+            self.total += len(chunk)
+            room = OUTPUT_CAP - len(self.kept)
+            if room > 0:
+                self.kept += chunk[:room]
+
+    def text(self) -> str:
+        self.thread.join(timeout=10)
+        return self.kept.decode("utf-8", errors="replace")
+
+
+class _StatusReader:
+    """The worker's events, read from the status file it appends JSON lines to."""
+
+    def __init__(self, path: Path):
+        self.path, self.offset, self.pending, self.events = path, 0, b"", []
+
+    def poll(self) -> list[dict]:
+        try:
+            with open(self.path, "rb") as handle:
+                handle.seek(self.offset)
+                data = handle.read()
+        except OSError:
+            return []
+        self.offset += len(data)
+        lines = (self.pending + data).split(b"\n")
+        self.pending = lines.pop()
+        new = []
+        for line in lines:
+            try:
+                event = json.loads(line.decode("utf-8"))
+            except ValueError:
+                continue
+            if isinstance(event, dict):
+                new.append(event)
+        self.events += new
+        return new
+
+    def ready(self) -> bool:
+        self.poll()
+        return any(e.get("event") == "ready" for e in self.events)
+
+
+def run_worker(job: dict, time_limit: float, wrapper: tuple = (), startup_limit: float | None = None,
+               sanitizer_log: bool = False) -> WorkerRun:
     """Run the worker on `job` and kill its process group when it overstays.
 
     Two clocks: the worker has `startup_limit` seconds (default: STARTUP_SECONDS, at least
     time_limit) to import CuPy, compile the kernel and warm up its own helpers, which can take long
     on a fresh machine whose caches are cold; it then says "ready", and from there the learner's
     kernel has `time_limit` seconds. So a hang is judged by the kernel's time alone.
+
+    The worker's events come through a status file in its own folder; stdout is the kernel's printf,
+    kept up to OUTPUT_CAP bytes and never parsed. sanitizer_log: `wrapper` is compute-sanitizer,
+    whose report goes to its own file (--log-file) instead of stdout.
     """
-    import threading
     import time
 
     startup_limit = max(startup_limit or STARTUP_SECONDS, time_limit)
     env = dict(os.environ, CUPY_TF32="0", PYTHONUNBUFFERED="1")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p)
     with tempfile.TemporaryDirectory(prefix="course-exercise-") as folder:
-        job_file = Path(folder) / "job.json"
+        job_file, status_file, log_file = (Path(folder) / n for n in ("job.json", "status.jsonl", "sanitizer.log"))
         job_file.write_text(json.dumps(job, ensure_ascii=False), encoding="utf-8")
-        command = [*wrapper, sys.executable, "-m", "course.exercise.worker", str(job_file)]
+        status_file.touch()
+        if sanitizer_log and wrapper:
+            wrapper = (wrapper[0], "--log-file", str(log_file), *wrapper[1:])
+        command = [*wrapper, sys.executable, "-m", "course.autograder.worker", str(job_file), str(status_file)]
         started = time.monotonic()
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                   encoding="utf-8", errors="replace", env=env, cwd=folder,
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=folder,
                                    start_new_session=True)
-        out_lines, err_lines, ready = [], [], threading.Event()
-
-        def read_stdout():
-            for line in process.stdout:
-                out_lines.append(line)
-                if line.startswith('{"event": "ready"'):
-                    ready.set()
-
-        def read_stderr():
-            err_lines.extend(process.stderr)
-
-        readers = [threading.Thread(target=read_stdout, daemon=True), threading.Thread(target=read_stderr, daemon=True)]
-        for reader in readers:
-            reader.start()
-        timed_out = not _wait_ready(process, ready, startup_limit)
+        out, err, status = _CappedReader(process.stdout), _CappedReader(process.stderr), _StatusReader(status_file)
+        timed_out = not _wait_ready(process, status, startup_limit)
         if not timed_out:
             try:
                 process.wait(timeout=time_limit)
@@ -123,28 +181,22 @@ def run_worker(job: dict, time_limit: float, wrapper: tuple = (), startup_limit:
         if timed_out:
             _kill_group(process)
             process.wait()
-        for reader in readers:
-            reader.join(timeout=10)
+        status.poll()
+        sanitizer_text = log_file.read_text(encoding="utf-8", errors="replace") if log_file.exists() else ""
         seconds = time.monotonic() - started
-    stdout, stderr = "".join(out_lines), "".join(err_lines)
-    events = []
-    for line in stdout.splitlines():
-        if line.startswith("{"):
-            try:
-                events.append(json.loads(line))
-            except ValueError:
-                pass
-    return WorkerRun(timed_out, process.returncode, events, stdout, stderr, seconds)
+    return WorkerRun(timed_out, process.returncode, status.events, out.text(), err.text(), seconds, out.total,
+                     sanitizer_text)
 
 
-def _wait_ready(process: subprocess.Popen, ready, limit: float) -> bool:
+def _wait_ready(process: subprocess.Popen, status: _StatusReader, limit: float) -> bool:
     """True once the worker said "ready" or ended; False when `limit` seconds passed first."""
     import time
 
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
-        if ready.wait(timeout=0.1) or process.poll() is not None:
+        if status.ready() or process.poll() is not None:
             return True
+        time.sleep(0.05)
     return False
 
 
@@ -153,6 +205,28 @@ def _kill_group(process: subprocess.Popen) -> None:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         process.kill()
+
+
+def kernel_output(run: WorkerRun) -> str:
+    """What the kernel printed, for the learner: the first lines, control characters made visible."""
+    if not run.stdout_bytes:
+        return ""
+    from course.instructor import printable
+
+    lines = run.stdout.splitlines()
+    shown = [printable(line[:200], keep_tabs=True) for line in lines[:SHOWN_OUTPUT_LINES]]
+    cut = run.stdout_bytes > OUTPUT_CAP or len(lines) > SHOWN_OUTPUT_LINES
+    part = f"처음 {len(shown)}줄" if cut else "전부"
+    return (f"커널이 printf로 출력한 내용 (모두 {run.stdout_bytes:,}바이트 중 {part}; 검사기는 이 출력을 읽지 "
+            "않습니다):\n" + "\n".join(f"    {line}" for line in shown))
+
+
+def _with_output(result: CheckResult, run: WorkerRun) -> CheckResult:
+    text = kernel_output(run)
+    if text:
+        result.message_ko += "\n" + text
+        result.details["kernel_output_bytes"] = run.stdout_bytes
+    return result
 
 
 def _job(spec: ExerciseSpec, source: str, name: str, mode: str, **extra) -> dict:
@@ -168,8 +242,18 @@ def _fault_advice(error: str) -> str:
     return "실행 구성 오류라면 블록당 자원(레지스터, 공유 메모리)을, 그 밖에는 인덱스 계산을 확인하세요."
 
 
+def _timeout_advice(run: WorkerRun) -> str:
+    if run.stdout_bytes > OUTPUT_CAP:
+        return (f"커널이 printf로 {run.stdout_bytes:,}바이트를 출력했습니다. printf가 많으면 커널이 그만큼 느려집니다: "
+                "printf를 지우고 다시 검사하세요. 그래도 끝나지 않으면 끝나지 않는 루프를 확인하세요.")
+    return ("끝나지 않는 루프(infinite loop: 루프 변수가 늘지 않거나 조건이 늘 참인 경우)나, 일부 스레드만 도달하는 "
+            "배리어를 확인하세요.")
+
+
 def _abnormal(check: str, run: WorkerRun, limit: float) -> CheckResult | None:
-    """Timeout, fault, crash or a compile failure on the device, as a check result (None if normal)."""
+    """Timeout, fault, crash or a compile failure on the device, as a check result (None if normal).
+
+    Everything here comes from the status channel; what the kernel printed is shown, never read."""
     if run.timed_out and run.last("ready") is None:
         return CheckResult.failed(
             check, "timeout",
@@ -177,17 +261,16 @@ def _abnormal(check: str, run: WorkerRun, limit: float) -> CheckResult | None:
             "GPU가 다른 작업으로 바쁘거나 설치에 문제가 있습니다 (`make doctor`로 점검하세요).", stage=run.stage,
             limit_s=limit, startup=True)
     if run.timed_out:
-        return CheckResult.failed(
+        return _with_output(CheckResult.failed(
             check, "timeout",
             f"커널이 제한 시간 {limit:g}초 안에 끝나지 않아 하위 프로세스(subprocess)를 종료했습니다. "
-            f"마지막으로 하던 일: {run.stage}. 끝나지 않는 루프(infinite loop: 루프 변수가 늘지 않거나 조건이 "
-            "늘 참인 경우)나, 일부 스레드만 도달하는 배리어를 확인하세요.", stage=run.stage, limit_s=limit)
+            f"마지막으로 하던 일: {run.stage}. " + _timeout_advice(run), stage=run.stage, limit_s=limit), run)
     fault = run.last("fault")
     if fault:
-        return CheckResult.failed(
+        return _with_output(CheckResult.failed(
             check, "fault",
             f"커널 실행이 CUDA 오류로 중단되었습니다 (fault): {fault['error']}. 마지막으로 하던 일: {run.stage}. "
-            + _fault_advice(fault["error"]), stage=run.stage, error=fault["error"])
+            + _fault_advice(fault["error"]), stage=run.stage, error=fault["error"]), run)
     failed = run.last("compile_failed")
     if failed:
         return CheckResult.failed(check, "compile_error",
@@ -195,18 +278,23 @@ def _abnormal(check: str, run: WorkerRun, limit: float) -> CheckResult | None:
     if run.last("result") is None:
         crash = run.last("crash")
         why = crash["error"] if crash else (run.stderr.strip().splitlines() or ["(출력 없음)"])[-1]
-        return CheckResult.failed(
+        return _with_output(CheckResult.failed(
             check, "fault",
             f"커널을 실행하던 하위 프로세스가 결과 없이 끝났습니다 (종료 코드 {run.returncode}): {why}",
-            stage=run.stage, stderr=run.stderr[-2000:])
+            stage=run.stage, stderr=run.stderr[-2000:]), run)
     return None
 
 
 # ----------------------------------------------------------------------------- correctness
 
-_OUTCOME_DIAGNOSIS = {"oob_write": "out_of_bounds", "oob_read": "out_of_bounds", "reads_c": "reads_c_with_beta_zero",
+_OUTCOME_DIAGNOSIS = {"oob_write": "out_of_bounds", "oob_read": "out_of_bounds", "writes_inputs": "writes_inputs",
+                      "uninitialized_shared": "uninitialized_shared", "reads_c": "reads_c_with_beta_zero",
                       "unwritten": "unwritten_output", "wrong_values": "wrong_values"}
-_ORDER = ("out_of_bounds", "reads_c_with_beta_zero", "unwritten_output", "wrong_values")
+_ORDER = ("out_of_bounds", "writes_inputs", "uninitialized_shared", "reads_c_with_beta_zero", "unwritten_output",
+          "wrong_values")
+OUTCOME_TEXT = {"oob_write": "행렬 밖에 씀", "oob_read": "행렬 밖을 읽음", "writes_inputs": "입력 A·B를 바꿈",
+                "uninitialized_shared": "쓰지 않은 공유 메모리를 읽음", "reads_c": "beta = 0인데 C를 읽음",
+                "unwritten": "C의 일부를 쓰지 않음", "wrong_values": "값이 다름"}
 
 
 def correctness_check(spec: ExerciseSpec, source: str, name: str, limits: Limits, seed: int = 0) -> CheckResult:
@@ -214,26 +302,44 @@ def correctness_check(spec: ExerciseSpec, source: str, name: str, limits: Limits
     run = run_worker(_job(spec, source, name, "correctness", cases=[c.as_dict() for c in plan]), limits.correctness)
     abnormal = _abnormal("correctness", run, limits.correctness)
     if abnormal:
+        abnormal.details["seed"] = seed
         return abnormal
     result = run.last("result")
-    outcomes = result["cases"]
+    return _with_output(judge_outcomes(spec, result["cases"], seed, result.get("device", ""),
+                                       result.get("shared_junk_seen")), run)
+
+
+def judge_outcomes(spec: ExerciseSpec, outcomes: list, seed: int, device: str = "", junk_seen=None) -> CheckResult:
+    """The correctness verdict from the worker's per-case outcomes (CPU only: tests feed it directly)."""
     bad = [c for c in outcomes if c["outcome"] != "ok"]
-    details = {"cases": outcomes, "device": result["device"], "tolerance": 1e-5}
+    details = {"cases": outcomes, "device": device, "tolerance": 1e-5, "seed": seed, "shared_junk_seen": junk_seen}
     if not bad:
         worst = max((c["rel_error"] or 0.0) for c in outcomes)
+        drawn = sum(1 for c in outcomes if c.get("drawn"))
         return CheckResult.passed(
-            "correctness", f"{len(outcomes)}가지 크기·alpha/beta·행 여백 조합에서 cuBLAS와 일치합니다 "
-                           f"(최대 상대 오차 {worst:.1e}, 허용 1e-05; beta = 0일 때 C를 NaN으로 채워 검사).", **details)
+            "correctness", f"{len(outcomes)}가지 경우(고정 {len(outcomes) - drawn}, 시드 {seed}에서 뽑은 {drawn})에서 "
+                           f"cuBLAS와 일치합니다 (최대 상대 오차 {worst:.1e}, 허용 1e-05; 행 간격 lda·ldb·ldc가 모두 다른 "
+                           "여백 있는 행렬, beta = 0이면 NaN과 ±Inf로 채운 C, NaN으로 채운 공유 메모리).", **details)
     found = {_OUTCOME_DIAGNOSIS[c["outcome"]] for c in bad}
     diagnosis = next(d for d in _ORDER if d in found)
     example = next(c for c in bad if _OUTCOME_DIAGNOSIS[c["outcome"]] == diagnosis)
-    return CheckResult.failed("correctness", diagnosis, _correctness_message(diagnosis, example, bad, outcomes, spec),
-                              **details)
+    first = bad[0]
+    head = (f"{len(outcomes)}가지 중 {len(bad)}가지에서 틀립니다. 처음 틀린 경우: {outcomes.index(first) + 1}번째 "
+            f"{_shape_text(first, spec)} — {OUTCOME_TEXT[first['outcome']]}.")
+    return CheckResult.failed("correctness", diagnosis,
+                              head + " " + _correctness_message(diagnosis, example, bad, outcomes, spec), **details)
 
 
-def _shape_text(case: dict) -> str:
-    ld = f", 행 여백 {case['pad']}" if case.get("pad") else ""
-    return f"{case['M']}×{case['N']}×{case['K']} (alpha={case['alpha']:g}, beta={case['beta']:g}{ld})"
+def _shape_text(case: dict, spec: ExerciseSpec) -> str:
+    ld = ""
+    if any(case.get(k) for k in ("pad_a", "pad_b", "pad_c")):
+        lda, ldb, ldc = case_plans.leading_dims(spec, case_plans.Case(**{k: case[k] for k in _CASE_KEYS}))
+        ld = f", lda={lda}, ldb={ldb}, ldc={ldc}"
+    poison = {"nan": ", C를 NaN으로 채움", "inf": ", C를 ±Inf로 채움"}.get(case.get("poison", ""), "")
+    return f"{case['M']}×{case['N']}×{case['K']} (alpha={case['alpha']:g}, beta={case['beta']:g}{ld}{poison})"
+
+
+_CASE_KEYS = ("M", "N", "K", "alpha", "beta", "pad_a", "pad_b", "pad_c")
 
 
 def _element(case: dict) -> str:
@@ -243,54 +349,74 @@ def _element(case: dict) -> str:
     return f" 예: C[{w['row']}][{w['col']}] = {w['got']:.6g}, 기대값 {w['want']:.6g}."
 
 
+def _values_hint(bad: list, outcomes: list, spec: ExerciseSpec) -> str:
+    """"Only with padded rows" (the worker re-ran the case with tight rows and it was right) or "only
+    at the edges" (said only when every whole-tile case passed, one of them with alpha != 0)."""
+    whole = [c for c in outcomes if not c.get("edge")]
+    if all(c.get("tight_ok") for c in bad):
+        return (" 같은 경우를 행 여백 없이(ld = 열 수) 다시 실행하면 맞습니다: 행 주소를 K나 N이 아니라 각자의 선행 "
+                "차원(leading dimension)으로 계산하세요 (A는 lda, B는 ldb, C는 ldc).")
+    product_tested = any(c["alpha"] != 0.0 for c in whole)
+    if all(c.get("edge") for c in bad) and whole and product_tested and all(c["outcome"] == "ok" for c in whole):
+        return (f" M, N이 블록 타일({spec.tile[0]}×{spec.tile[1]})의 배수이고 K가 32의 배수인 경우는 모두 맞고, "
+                "나머지에서만 틀립니다: 가장자리 블록의 경계 처리와 마지막(덜 찬) k 타일의 처리를 확인하세요.")
+    return ""
+
+
 def _correctness_message(diagnosis: str, example: dict, bad: list, outcomes: list, spec: ExerciseSpec) -> str:
-    count = f"{len(outcomes)}가지 중 {len(bad)}가지 조합에서 틀립니다."
-    where = _shape_text(example)
+    where = _shape_text(example, spec)
     if diagnosis == "out_of_bounds":
+        if example["outcome"] == "oob_write" and (example.get("input_guard_written") or example.get("input_padding_written")):
+            return (f"{where}: A나 B 바깥(보호 구역이나 행 사이 여백)에 썼습니다 (out of bounds write). 입력 행렬에는 "
+                    "쓰지 말고, 주소 계산에 쓰는 행 간격과 경계 검사를 확인하세요.")
         if example["outcome"] == "oob_write":
             part = ("행 사이 여백(ldc 패딩)" if example.get("padding_written") and not example.get("guard_written")
                     else "C 바깥의 보호 구역(guard band)")
-            return (f"{count} {where}: {part}에 썼습니다 (out of bounds write). 행렬 밖의 스레드가 쓰지 않도록 "
-                    "`if (row < M && col < N)` 같은 경계 검사를 하고, 주소는 ldc로 계산하세요.")
-        return (f"{count} {where}: 행렬 밖(보호 구역이나 행 사이 여백)의 값을 읽어 결과가 NaN이 되었습니다 "
+            return (f"{where}: {part}에 썼습니다 (out of bounds write). 행렬 밖의 스레드가 쓰지 않도록 "
+                    "`if (row < M && col < N)` 같은 경계 검사를 하고, C의 주소는 ldc로 계산하세요 (lda나 ldb가 아니라).")
+        return (f"{where}: 행렬 밖(보호 구역이나 행 사이 여백)의 값을 읽어 결과가 NaN이 되었습니다 "
                 "(out of bounds read). 그 값을 0으로 바꾸면 맞으므로, 타일의 행렬 밖 부분을 0으로 채우거나 읽기 전에 "
                 "경계를 검사하세요.")
+    if diagnosis == "writes_inputs":
+        written = example.get("inputs_written") or {}
+        names = " 와 ".join(n for n in ("A", "B") if written.get(n)) or "A나 B"
+        count = sum(written.values()) if written else 0
+        return (f"{where}: 입력 {names}의 원소 {count}개가 실행 뒤에 바뀌었습니다 (writes to inputs). A와 B는 읽기만 하는 "
+                "입력입니다(const float*): 중간 결과는 레지스터나 공유 메모리에 두세요.")
+    if diagnosis == "uninitialized_shared":
+        return (f"{where}: 공유 메모리(shared memory)를 NaN으로 채워 두고 실행하면 결과가 틀리고, 0으로 채우면 맞습니다. "
+                "이 블록이 쓰지 않은 공유 메모리 칸을 읽고 있습니다 (uninitialized shared memory). 공유 메모리는 "
+                "0으로 시작하지 않습니다: 타일의 행렬 밖 칸(A와 B 모두)까지 0으로 채운 뒤 읽으세요.")
     if diagnosis == "reads_c_with_beta_zero":
-        return (f"{count} {where}: beta = 0인데 C를 읽었습니다. C를 NaN으로 채워 두면 결과가 NaN이 되고, 유한한 값으로 "
-                "채우면 맞습니다. BLAS 규칙상 beta = 0이면 C는 출력일 뿐입니다: `if (beta != 0.0f)`일 때만 C를 읽으세요.")
+        poison = "±Inf" if example.get("poison") == "inf" else "NaN"
+        return (f"{where}: beta = 0인데 C를 읽었습니다. C를 {poison}으로 채워 두면 결과가 틀리고, 유한한 값으로 "
+                "채우면 맞습니다. BLAS 규칙상 beta = 0이면 C는 출력일 뿐입니다: `if (beta != 0.0f)`일 때만 C를 읽으세요 "
+                "(NaN만 걸러 내는 것으로는 부족합니다: 0 × Inf도 NaN입니다).")
     if diagnosis == "unwritten_output":
         n = example.get("unchanged") or example.get("non_finite")
-        return (f"{count} {where}: C의 원소 {n}개를 쓰지 않았습니다 (NaN으로 채워 둔 값이 그대로 남음). "
+        return (f"{where}: C의 원소 {n}개를 쓰지 않았습니다 (채워 둔 NaN·Inf가 그대로 남음). "
                 "그리드가 C 전체를 덮는지(grid의 x·y와 행·열의 대응), 스레드가 맡은 원소를 모두 쓰는지 확인하세요."
                 + _element(example))
-    edge_only = all(c.get("edge") for c in bad) and any(not c.get("edge") and c["outcome"] == "ok" for c in outcomes)
-    pad_only = all(c.get("pad") for c in bad) and any(not c.get("pad") and c["outcome"] == "ok" for c in outcomes)
-    hint = ""
-    if pad_only:
-        hint = (" 행 여백이 있는 경우(lda > K 등)에만 틀립니다: 행 주소를 K나 N이 아니라 선행 차원(leading dimension) "
-                "lda·ldb·ldc로 계산하세요.")
-    elif edge_only:
-        hint = (f" M, N이 블록 타일({spec.tile[0]}×{spec.tile[1]})의 배수이고 K가 32의 배수인 크기에서는 맞고, "
-                "나머지에서만 틀립니다: 가장자리 블록의 경계 처리와 마지막(덜 찬) k 타일의 처리를 확인하세요.")
     err = f", 상대 오차 {example['rel_error']:.1e} (허용 1e-05)" if example.get("rel_error") is not None else ""
-    return f"{count} {where}{err}: cuBLAS와 값이 다릅니다 (wrong values).{_element(example)}{hint}"
+    return f"{where}{err}: cuBLAS와 값이 다릅니다 (wrong values).{_element(example)}{_values_hint(bad, outcomes, spec)}"
 
 
 # ----------------------------------------------------------------------------- hazards
 
-def hazards_check(spec: ExerciseSpec, source: str, name: str, limits: Limits) -> CheckResult:
+def hazards_check(spec: ExerciseSpec, source: str, name: str, limits: Limits, seed: int = 0) -> CheckResult:
     tools = [t for t in ("memcheck", "racecheck", "synccheck") if spec.hazards.get(t, True)]
     if not tools:
         return CheckResult.passed("hazards", "이 실습은 경쟁·메모리 검사를 요구하지 않습니다.")
     sanitizer = sanitizer_path()
     if sanitizer is None:
-        return differential_check(spec, source, name, limits)
-    plan = [c.as_dict() for c in case_plans.hazard_cases(spec)]
+        return differential_check(spec, source, name, limits, seed)
+    plan = [c.as_dict() for c in case_plans.hazard_cases(spec, seed)]
 
     def one(tool: str) -> tuple[str, WorkerRun]:
         wrapper = (sanitizer, "--tool", tool, "--error-exitcode", "3", "--print-limit", "12",
                    "--show-backtrace", "no")
-        return tool, run_worker(_job(spec, source, name, "sanitize", cases=plan, tool=tool), limits.hazards, wrapper)
+        return tool, run_worker(_job(spec, source, name, "sanitize", cases=plan, tool=tool), limits.hazards, wrapper,
+                                sanitizer_log=True)
 
     with ThreadPoolExecutor(max_workers=len(tools)) as pool:
         runs = dict(pool.map(one, tools))
@@ -309,7 +435,7 @@ def parse_sanitizer(lines: list[str], source: str) -> dict:
             summary = text
             continue
         if re.match(r"(Invalid |Error|Warning|Barrier error|Race reported|Misaligned|Out-of-range|"
-                     r"Program hit|Malloc|Uninitialized)", text):
+                    r"Program hit|Malloc|Uninitialized)", text):
             errors.append(text)
         for m in re.finditer(r"[\w.-]+\.cu:(\d+)", text):
             code_lines.append(int(m.group(1)))
@@ -363,12 +489,12 @@ def _hazard_result(runs: dict, plan: list, limits: Limits, source: str) -> Check
         diagnosis = "timeout" if timed else "fault"
         return CheckResult.failed("hazards", diagnosis, "\n".join(lines), sanitizer=True, **details)
     sizes = ", ".join(f"{c['M']}×{c['N']}×{c['K']}" for c in plan)
-    return CheckResult.passed("hazards", f"compute-sanitizer {', '.join(runs)}: 문제 없음 ({sizes}).",
+    return CheckResult.passed("hazards", f"compute-sanitizer {', '.join(runs)}: 문제 없음 ({sizes}, 행 여백 있음).",
                               sanitizer=True, **details)
 
 
-def differential_check(spec: ExerciseSpec, source: str, name: str, limits: Limits) -> CheckResult:
-    plan = [c.as_dict() for c in case_plans.differential_cases(spec)]
+def differential_check(spec: ExerciseSpec, source: str, name: str, limits: Limits, seed: int = 0) -> CheckResult:
+    plan = [c.as_dict() for c in case_plans.differential_cases(spec, seed)]
     run = run_worker(_job(spec, source, name, "differential", cases=plan), limits.hazards)
     note = ("compute-sanitizer가 없어 대신 차등 시험(differential test)을 했습니다: 같은 입력으로 여러 번, 다른 스트림이 "
             "SM을 다투게 하면서 실행해 결과가 매번 같은지와 행렬 밖 보호 구역(guard band)이 그대로인지 봅니다. 이 시험은 "
@@ -382,11 +508,15 @@ def differential_check(spec: ExerciseSpec, source: str, name: str, limits: Limit
     for case in outcomes:
         if case["guard_written"] or case["padding_written"]:
             return CheckResult.failed("hazards", "out_of_bounds",
-                                      f"{_shape_text(case)}: C 바깥에 썼습니다 (out of bounds).\n{note}", **details)
+                                      f"{_shape_text(case, spec)}: C 바깥에 썼습니다 (out of bounds).\n{note}", **details)
+        if case.get("inputs_written"):
+            return CheckResult.failed("hazards", "writes_inputs",
+                                      f"{_shape_text(case, spec)}: 입력 A나 B가 실행 뒤에 바뀌었습니다 (writes to inputs).\n"
+                                      f"{note}", **details)
         if case["differing_runs"]:
             return CheckResult.failed(
                 "hazards", "race",
-                f"{_shape_text(case)}: 같은 입력으로 {case['repeats']}번 실행한 결과가 {case['differing_runs']}번 "
+                f"{_shape_text(case, spec)}: 같은 입력으로 {case['repeats']}번 실행한 결과가 {case['differing_runs']}번 "
                 "달랐습니다. 공유 메모리 경쟁 상태(race)일 가능성이 큽니다: 배리어(__syncthreads())를 확인하세요.\n" + note,
                 **details)
     return CheckResult.passed("hazards", "반복 실행 결과가 모두 같고 보호 구역도 그대로입니다.\n" + note, **details)
@@ -395,24 +525,25 @@ def differential_check(spec: ExerciseSpec, source: str, name: str, limits: Limit
 # ----------------------------------------------------------------------------- speed
 
 def speed_check(spec: ExerciseSpec, source: str, name: str, limits: Limits, reps: int = 10) -> CheckResult:
-    shape = case_plans.speed_shape(spec)
-    run = run_worker(_job(spec, source, name, "speed", shape=list(shape), reference=spec.speed_reference, reps=reps),
+    case = case_plans.speed_case(spec)
+    run = run_worker(_job(spec, source, name, "speed", case=case.as_dict(), reference=spec.speed_reference, reps=reps),
                      limits.speed)
     abnormal = _abnormal("speed", run, limits.speed)
     if abnormal:
         return abnormal
     r = run.last("result")
-    details = {k: r[k] for k in ("M", "N", "K", "learner_ms", "reference_ms", "learner_min_ms", "reference_min_ms",
-                                 "reps", "ratio", "rel_error", "registers", "device")}
+    details = {k: r.get(k) for k in ("M", "N", "K", "lda", "ldb", "ldc", "learner_ms", "reference_ms", "learner_min_ms",
+                                     "reference_min_ms", "reps", "ratio", "rel_error", "registers", "device", "staged")}
     details.update(reference=spec.speed_reference, min_ratio=spec.min_ratio)
-    size = f"{r['M']}×{r['N']}×{r['K']}"
+    size = f"{r['M']}×{r['N']}×{r['K']} (lda={r['lda']}, ldb={r['ldb']}, ldc={r['ldc']})"
     timing = (f"{size}에서 내 커널 {r['learner_ms']:.3f} ms, 기준 커널 {spec.speed_reference} {r['reference_ms']:.3f} ms "
-              f"(번갈아 {r['reps']}번 잰 중앙값) → 기준 대비 {r['ratio']:.2f}배 속도 (목표 {spec.min_ratio:g}배 이상)")
+              f"(같은 행렬로 번갈아 {r['reps']}번 잰 중앙값) → 기준 대비 {r['ratio']:.2f}배 속도 (목표 {spec.min_ratio:g}배 이상)")
     if r["rel_error"] is None or r["rel_error"] > 1e-5:
         err = "NaN" if r["rel_error"] is None else f"{r['rel_error']:.1e}"
-        return CheckResult.failed("speed", "wrong_values",
-                                  f"{size}에서 잰 결과가 기준 커널과 다릅니다 (상대 오차 {err}, 허용 1e-05). 작은 크기에서는 맞았으니 "
-                                  "실행할 때마다 달라지는 오류(경쟁 상태, race)이거나 큰 크기에서만 드러나는 오류입니다.", **details)
+        return _with_output(CheckResult.failed(
+            "speed", "wrong_values",
+            f"{size}에서 잰 결과가 기준 커널과 다릅니다 (상대 오차 {err}, 허용 1e-05). 작은 크기에서는 맞았으니 "
+            "실행할 때마다 달라지는 오류(경쟁 상태, race)이거나 큰 크기에서만 드러나는 오류입니다.", **details), run)
     if r["ratio"] < spec.min_ratio:
         return CheckResult.failed("speed", "too_slow",
                                   f"정확하지만 느립니다 (too slow): {timing}. 이 장의 기준 커널과 무엇이 다른지 "

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 import struct
 
-from course.exercise.spec import ExerciseSpec
-from course.exercise.verdict import CheckResult
+from course.autograder import ptx
+from course.autograder.spec import ExerciseSpec
+from course.autograder.verdict import CheckResult
 from kernels.errors import CompileError
 
 SASS_ARCH = "sm_90"          # the recorded device (H100); rules are stated for its machine code
@@ -57,7 +58,7 @@ def nvrtc_diagnostics(log: str, source: str) -> list[dict]:
             if hit:
                 help_ko = explanation.format(*hit.groups())
                 break
-        found.append({"line": number, "kind": m.group("kind"), "text": text,
+        found.append({"file": m.group("file"), "line": number, "kind": m.group("kind"), "text": text,
                       "code": lines[number - 1].strip() if 0 < number <= len(lines) else "", "help_ko": help_ko})
     return found
 
@@ -110,7 +111,8 @@ def _entry_problem(spec: ExerciseSpec, functions: list[str]) -> str | None:
 
 def compile_check(spec: ExerciseSpec, source: str, name: str, line_offset: int = 0,
                   arch: str = SASS_ARCH) -> tuple[CheckResult, bytes | None]:
-    """NVRTC compile for `arch`; the cubin comes back for the SASS step when it worked."""
+    """NVRTC compile for `arch`, the entry point and its parameter list (from the PTX); the cubin comes
+    back for the SASS step when all of that is right."""
     from kernels.compiler import compile_cubin
 
     try:
@@ -119,14 +121,20 @@ def compile_check(spec: ExerciseSpec, source: str, name: str, line_offset: int =
         log = str(exc)
         if "NVRTC_ERROR_COMPILATION" not in log:   # no NVRTC library, or a broken installation
             return CheckResult.skipped("compile", f"NVRTC를 쓸 수 없어 컴파일하지 못했습니다: {log}"), None
-        diagnostics = nvrtc_diagnostics(log, source)
+        diagnostics = [d for d in nvrtc_diagnostics(log, source) if d["file"] == name]
         return CheckResult.failed("compile", "compile_error", compile_message(diagnostics, log, line_offset),
                                   errors=[{**d, "line": d["line"] + line_offset} for d in diagnostics],
                                   log=log.split("\n", 1)[-1].strip()), None
     problem = _entry_problem(spec, cubin_functions(cubin))
     if problem:
         return CheckResult.failed("compile", "compile_error", problem, functions=cubin_functions(cubin)), None
-    return CheckResult.passed("compile", f"NVRTC로 {arch}용 컴파일 성공, 진입점(entry) `{spec.entry}` 확인.",
+    ptx_text = ptx.compile_for_checks(source, name)
+    signature = ptx.signature_problem(spec.entry, ptx_text, source) if ptx_text else None
+    if signature:
+        return CheckResult.failed("compile", "wrong_signature", signature,
+                                  params=ptx.entry_params(ptx_text, spec.entry)), None
+    checked = "매개변수 목록 확인" if ptx_text else "매개변수 목록은 PTX를 만들 수 없어 확인하지 못함"
+    return CheckResult.passed("compile", f"NVRTC로 {arch}용 컴파일 성공, 진입점(entry) `{spec.entry}`와 {checked}.",
                               arch=arch), cubin
 
 
@@ -174,19 +182,24 @@ def sass_check(spec: ExerciseSpec, source: str, name: str, arch: str = SASS_ARCH
     local = {r: n for r, n in found_forbidden.items() if r.split(".")[0] in ("LDL", "STL")}
     other = {r: n for r, n in found_forbidden.items() if r not in local}
     missing = [rule for rule in spec.require if not _count(rule, counts)]
+    unserved, uses = _operand_problems(spec, source, name, missing)
+    if uses is not None:
+        details["operand_uses"] = {rule: sorted(ops) for rule, ops in uses.items()}
     problems = []
     if local:
         problems.append(("local_memory",
                          "로컬 메모리(local memory) 명령이 있습니다: " + ", ".join(f"{r} {n}개" for r, n in local.items())
                          + f" (스택·로컬 메모리 {max(resources.get('local_bytes') or 0, resources.get('stack') or 0)} B). 레지스터가 넘쳤거나(spill) 인덱스를 "
                            "컴파일 시간에 알 수 없는 지역 배열이 있습니다. 배열 인덱스를 상수로(#pragma unroll) 만드세요."))
-    if missing or other:
+    if missing or other or unserved:
         parts = []
         if missing:
             parts.append("필요한 명령이 없습니다: " + ", ".join(missing))
+        parts += unserved
         if other:
             parts.append("쓰면 안 되는 명령이 있습니다: " + ", ".join(f"{r} {n}개" for r, n in other.items()))
-        problems.append(("missing_instruction", "; ".join(parts) + _instruction_hint(missing + list(other))))
+        rules = missing + list(other) + [r for r, _ in spec.operand_rules]
+        problems.append(("missing_instruction", "; ".join(parts) + _instruction_hint(rules)))
     if spec.max_registers is not None and registers is not None and registers > spec.max_registers:
         problems.append(("too_many_registers",
                          f"레지스터를 스레드당 {registers}개 씁니다 (한도 {spec.max_registers}개). "
@@ -199,12 +212,42 @@ def sass_check(spec: ExerciseSpec, source: str, name: str, arch: str = SASS_ARCH
     rules = []
     if spec.require:
         rules.append("필요한 명령 " + ", ".join(spec.require) + " 있음")
+    for rule, operands in spec.operand_rules:
+        rules.append(f"{rule}가 {_operand_text(operands)} 모두에 쓰임")
     if spec.forbid:
         rules.append("금지한 명령 " + ", ".join(spec.forbid) + " 없음")
     if spec.max_registers:
         rules.append(f"레지스터 한도 {spec.max_registers}개 이내")
     return CheckResult.passed("sass", f"SASS 규칙을 지킵니다 ({arch}; " + "; ".join(rules) + f"). 레지스터 {registers}개"
                               + (f"; {summary}." if summary else "."), **details)
+
+
+OPERAND_TEXT = {"A": "A 읽기", "B": "B 읽기", "C": "C 읽기·쓰기"}
+
+
+def _operand_text(operands) -> str:
+    return ", ".join(OPERAND_TEXT[o] for o in operands)
+
+
+def _operand_problems(spec: ExerciseSpec, source: str, name: str, missing: list) -> tuple[list[str], dict | None]:
+    """Korean lines for every operand an operand rule names that the instruction does not serve."""
+    if not spec.operand_rules:
+        return [], None
+    ptx_text = ptx.compile_for_checks(source, name)
+    uses = ptx.operand_uses(ptx_text, spec.entry) if ptx_text else None
+    if uses is None:
+        return [], None
+    lines = []
+    for rule, operands in spec.operand_rules:
+        if rule in missing:
+            continue                         # already reported: no such instruction at all
+        served = uses.get(rule, set())
+        lacking = [o for o in operands if o not in served]
+        if lacking:
+            where = ", ".join(sorted(served)) or "없음"
+            lines.append(f"{rule}가 {_operand_text(lacking)}에 쓰이지 않았습니다 (지금 {rule}가 쓰이는 곳: {where}). "
+                         f"이 실습은 {_operand_text(operands)}에 모두 {rule}를 요구합니다")
+    return lines, uses
 
 
 def _instruction_hint(rules: list[str]) -> str:

@@ -2,7 +2,7 @@
 JupyterLab, and the verdicts recorded on the H100 (book/data/exercises.json) of the reference
 solution and of one known-wrong attempt, so that a reader sees what the feedback looks like.
 
-    from course.exercise.page import card
+    from course.autograder.page import card
     card("m06-e1")          # last expression of a cell (remove-input on the site)
 
 Needs no GPU: the site shows recorded verdicts, labelled with their device, date and commit.
@@ -14,9 +14,10 @@ import json
 import re
 from pathlib import Path
 
-from course.exercise import spec as specs
-from course.exercise.verdict import verdict_table_html
-from course.korean import with_particle
+from course.autograder import spec as specs
+from course.autograder.cases import correctness_cases
+from course.autograder.verdict import verdict_table_html
+from korean_text import with_particle
 from course.page import StaticHTML
 from kernels.record import DATA_DIR
 
@@ -51,18 +52,25 @@ def targets(s: specs.ExerciseSpec) -> list[tuple[str, str]]:
         sass.append("없어야 할 명령: " + ", ".join(f"`{r}`" for r in s.forbid))
     if s.require:
         sass.append("있어야 할 명령: " + ", ".join(f"`{r}`" for r in s.require))
+    for rule, operands in s.operand_rules:
+        sass.append(f"`{rule}`는 {', '.join(operands)}에 모두 쓰여야 함")
     if s.max_registers:
         sass.append(f"스레드당 레지스터 {s.max_registers}개 이하")
     tools = ", ".join(t for t, on in s.hazards.items() if on) or "없음"
+    plan = correctness_cases(s)
+    drawn = sum(1 for c in plan if c.drawn)
+    fixed = len(plan) - drawn
     return [
         ("커널", f'`extern "C" __global__ void {s.entry}(A, B, C, M, N, K, lda, ldb, ldc, alpha, beta)`, '
-                 "행 우선(row-major), C = alpha·A·B + beta·C"),
+                 "행 우선(row-major), C = alpha·A·B + beta·C; 매개변수 목록이 다르면 실행하기 전에 알려 줍니다"),
         ("실행 구성 (launch)", s.launch_text() + " — 검사기가 이대로 실행합니다"),
         ("크기 (shapes)", shapes),
         ("컴파일 (compile)", "NVRTC, sm_90 — 오류는 내 코드의 줄 번호로 알려 줍니다"),
         ("SASS 규칙 (sass)", "; ".join(sass) or "없음"),
-        ("정확성 (correctness)", "무작위·경계 크기 13가지, alpha/beta 조합, 행 여백(lda > K 등), beta = 0이면 NaN으로 "
-                               "채운 C, 행렬 밖 보호 구역; cuBLAS(TF32 끔)와 상대 오차 1e-05 이내"),
+        ("정확성 (correctness)", f"고정된 경계 크기 {fixed}가지와 실행마다 시드로 뽑는 크기 {drawn}가지, alpha/beta 조합(타일의 "
+                               "배수인 크기에서도 alpha·beta ≠ 0), lda·ldb·ldc가 모두 다른 행 여백, beta = 0이면 NaN과 ±Inf로 "
+                               "채운 C, NaN으로 채운 공유 메모리, 행렬 밖 보호 구역, 실행 뒤 A·B가 그대로인지; cuBLAS(TF32 끔)와 "
+                               "상대 오차 1e-05 이내. 시드는 판정에 적히고 `--seed`로 같은 검사를 다시 할 수 있습니다"),
         ("경쟁·메모리 검사 (hazards)", f"작은 크기에서 compute-sanitizer {tools} (없으면 반복 실행 차등 시험)"),
         ("속도 (speed)", f"{s.speed_size}³에서 기준 커널 `{s.speed_reference}`의 {s.min_ratio:g}배 이상 "
                         "(번갈아 잰 중앙값의 비)"),
@@ -130,7 +138,7 @@ def card_html(exercise_id: str, wrong_file: str | None = None, data: dict | None
 
 def _starter_html(s: specs.ExerciseSpec) -> str:
     """The starter code (read from starter.cu at build time, never pasted into a chapter)."""
-    from course.exercise.learner import read_source_file
+    from course.autograder.learner import read_source_file
 
     text = read_source_file(s.starter).rstrip()
     lines = text.count("\n") + 1

@@ -1,6 +1,6 @@
 """Checking one submission: compile → sass → correctness → hazards → speed.
 
-    from course.exercise import check_source, load
+    from course.autograder import check_source, load
     verdict = check_source(load("m06-e1"), text, "my_kernel.cu")
     print(verdict.text())
 
@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 from datetime import datetime
 
-from course.exercise import gpu, static
-from course.exercise.learner import program_name, read_source_file, sha256, validate_source_text
-from course.exercise.spec import ExerciseSpec
-from course.exercise.verdict import CheckResult, Verdict
+from course.autograder import cases, gpu, static
+from course.autograder.learner import (display_name, expand_includes, program_name, read_source_file, sha256,
+                                       validate_source_text)
+from course.autograder.spec import ExerciseSpec
+from course.autograder.verdict import CheckResult, Verdict
 
 CPU_ONLY_ENV = "COURSE_EXERCISE_CPU_ONLY"   # "1": behave as if there were no GPU (tests, instructors' laptops)
 
@@ -37,20 +38,22 @@ def no_gpu_message(spec: ExerciseSpec) -> str:
 
 def check_source(spec: ExerciseSpec, source: str, name: str = "kernel.cu", *, line_offset: int = 0,
                  use_gpu: bool | None = None, limits: gpu.Limits | None = None, include_speed: bool = True,
-                 progress=None) -> Verdict:
+                 progress=None, seed: int | None = None) -> Verdict:
     """The verdict on a CUDA source (ExerciseInputError when it is not CUDA at all).
 
     line_offset: lines above the source that the learner sees (1 for a %%exercise cell), so every
     line number in the messages is the one in front of the learner. progress: a callable that
-    receives each check's Korean name before it starts (the notebook shows it).
+    receives each check's Korean name before it starts (the notebook shows it). seed: the run's
+    seed for the drawn cases (None: a fresh one); the verdict records it.
     """
-    validate_source_text(source, name)
+    validate_source_text(source, display_name(name))
     limits = limits or gpu.Limits()
-    name = program_name(name)
-    shifted = "\n" * line_offset + source
+    seed = cases.new_seed() if seed is None else int(seed)
+    shown_name, name = display_name(name), program_name(name)
+    shifted = expand_includes("\n" * line_offset + source, name)
     say = progress or (lambda _text: None)
-    verdict = Verdict(spec.id, name, [], sha256(source), static.SASS_ARCH,
-                      time=datetime.now().astimezone().isoformat(timespec="seconds"))
+    verdict = Verdict(spec.id, shown_name, [], sha256(source), static.SASS_ARCH,
+                      time=datetime.now().astimezone().isoformat(timespec="seconds"), seed=seed)
 
     say("컴파일 (NVRTC)")
     compiled, cubin = static.compile_check(spec, shifted, name)
@@ -59,17 +62,19 @@ def check_source(spec: ExerciseSpec, source: str, name: str = "kernel.cu", *, li
         reason = ("컴파일에 실패해 실행할 커널이 없습니다." if compiled.status == "fail"
                   else "컴파일러를 쓸 수 없어 건너뛰었습니다.")
         verdict.checks += [CheckResult.skipped(c, reason) for c in ("sass", "correctness", "hazards", "speed")]
+        verdict.seed = None
         return verdict
     say("SASS 규칙")
     verdict.checks.append(static.sass_check(spec, shifted, name))
 
     if not (gpu_ready() if use_gpu is None else use_gpu):
+        verdict.seed = None                # nothing was drawn: no GPU check ran
         verdict.checks.append(CheckResult.skipped("correctness", no_gpu_message(spec), no_gpu=True))
         verdict.checks += [CheckResult.skipped(c, "GPU가 없어 건너뛰었습니다 (no GPU; 위의 정확성 칸 참고).", no_gpu=True)
                            for c in ("hazards", "speed")]
         return verdict
     say("정확성 (cuBLAS와 비교)")
-    correctness = gpu.correctness_check(spec, shifted, name, limits)
+    correctness = gpu.correctness_check(spec, shifted, name, limits, seed)
     verdict.checks.append(correctness)
     verdict.device = correctness.details.get("device", "")
     if correctness.diagnosis == "timeout":
@@ -77,7 +82,7 @@ def check_source(spec: ExerciseSpec, source: str, name: str = "kernel.cu", *, li
             "hazards", "정확성 검사에서 커널이 끝나지 않아 건너뛰었습니다 (compute-sanitizer에서도 끝나지 않습니다)."))
     else:
         say("경쟁·메모리 검사 (compute-sanitizer)")
-        verdict.checks.append(gpu.hazards_check(spec, shifted, name, limits))
+        verdict.checks.append(gpu.hazards_check(spec, shifted, name, limits, seed))
     if not include_speed:
         verdict.checks.append(CheckResult.skipped("speed", "속도 측정을 따로 합니다 (deferred)."))
     elif correctness.status != "pass":
@@ -93,11 +98,12 @@ def measure_speed(spec: ExerciseSpec, verdict: Verdict, source: str, limits: gpu
                   line_offset: int = 0, reps: int = 10) -> Verdict:
     """Fill in a speed check left deferred by check_source(include_speed=False)."""
     limits = limits or gpu.Limits()
-    shifted = "\n" * line_offset + source
+    name = program_name(verdict.source_name)
+    shifted = expand_includes("\n" * line_offset + source, name)
     correct = verdict.result("correctness")
     index = [c.check for c in verdict.checks].index("speed")
     if correct is not None and correct.status == "pass":
-        verdict.checks[index] = gpu.speed_check(spec, shifted, verdict.source_name, limits, reps=reps)
+        verdict.checks[index] = gpu.speed_check(spec, shifted, name, limits, reps=reps)
     else:
         verdict.checks[index] = CheckResult.skipped(
             "speed", "정확성 검사를 통과한 커널만 속도를 잽니다 (빠른 것보다 맞는 것이 먼저).")
@@ -107,4 +113,4 @@ def measure_speed(spec: ExerciseSpec, verdict: Verdict, source: str, limits: gpu
 def check_file(spec: ExerciseSpec, path, **options) -> Verdict:
     """check_source on a file (ExerciseInputError for a missing, binary, empty or non-CUDA file)."""
     text = read_source_file(path)
-    return check_source(spec, text, program_name(str(path)), **options)
+    return check_source(spec, text, str(path), **options)

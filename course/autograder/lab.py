@@ -7,6 +7,7 @@ the solution opens only after a first attempt (in the progress file or in this s
 from __future__ import annotations
 
 import html
+import math
 import os
 
 TIME_LIMIT_ENV = "COURSE_EXERCISE_TIME_LIMIT"
@@ -29,14 +30,17 @@ class _Note:
 
 
 def _limits():
-    from course.exercise import Limits
+    from course.autograder import Limits
+
+    from course.autograder.cli import MAX_TIME_LIMIT
 
     raw = os.environ.get(TIME_LIMIT_ENV)
     try:
         seconds = float(raw) if raw else None
     except ValueError:
         seconds = None
-    return Limits.uniform(seconds) if seconds and seconds > 0 else Limits()
+    usable = seconds is not None and math.isfinite(seconds) and 0 < seconds <= MAX_TIME_LIMIT
+    return Limits.uniform(seconds) if usable else Limits()
 
 
 def _exercise_id(line: str) -> str:
@@ -60,7 +64,7 @@ class LabSession:
         return self._store
 
     def _load(self, line: str):
-        from course.exercise import ExerciseError, load
+        from course.autograder import ExerciseError, load
 
         exercise_id = _exercise_id(line)
         if not exercise_id:
@@ -72,7 +76,7 @@ class LabSession:
 
     def check(self, line, cell):
         """%%exercise ID — check the CUDA source in this cell; returns the Verdict (shown as a table)."""
-        from course.exercise import ExerciseInputError, check_source
+        from course.autograder import ExerciseInputError, check_source
 
         spec, problem = self._load(line)
         if problem:
@@ -120,7 +124,7 @@ class LabSession:
 
     def solution(self, line):
         """%exercise_solution ID — the reference solution, once this exercise has been attempted."""
-        from course.exercise.learner import read_source_file
+        from course.autograder.learner import read_source_file
 
         spec, problem = self._load(line)
         if problem:
@@ -138,7 +142,7 @@ class LabSession:
 
     def start(self, line) -> tuple:
         """(the text of a %%exercise cell holding the starter, a notice) for %exercise_start."""
-        from course.exercise.learner import read_source_file
+        from course.autograder.learner import read_source_file
 
         spec, problem = self._load(line)
         if problem:
@@ -150,7 +154,7 @@ class LabSession:
 
     def show(self, line):
         """%exercise_show ID — the goal and the checks of an exercise."""
-        from course.exercise import page
+        from course.autograder import page
 
         spec, problem = self._load(line)
         if problem:

@@ -139,7 +139,7 @@ def final_sound(value) -> str:
             return LETTERS[token[-1]]
         if len(token) == 1 and token.upper() in LETTERS:       # a variable name: k, n, x
             return LETTERS[token.upper()]
-        raise ValueError(f"no Korean reading for {token!r} in {value!r}: add it to course.korean.UNITS "
+        raise ValueError(f"no Korean reading for {token!r} in {value!r}: add it to korean_text.UNITS "
                          "or WORDS (with its reading) before choosing a particle after it")
     raise ValueError(f"no Korean reading for the last character {last!r} of {value!r}")
 

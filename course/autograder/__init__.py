@@ -1,0 +1,38 @@
+"""Hands-on kernel exercises and their checker.
+
+An exercise lives in course/exercises/<id>/ (exercise.yaml, starter.cu, solution.cu, wrong_*.cu;
+schema in course.autograder.spec). The checker gives a learner's kernel five checks, each with Korean
+feedback that points at the learner's own lines:
+
+  compile      NVRTC, ahead of time for sm_90 (no GPU needed); errors mapped to the learner's lines;
+               includes limited to the course's headers; the entry's parameter list (from the PTX)
+  sass         forbidden / required opcodes, the operands a required opcode must serve (A, B, C,
+               from the PTX), and the register count (no GPU needed)
+  correctness  fixed edge cases and cases drawn from the run's seed (recorded in the verdict; replay
+               with --seed), lda/ldb/ldc all different, whole tiles with alpha, beta != 0, C poisoned
+               with NaN and +-Inf when beta = 0, shared memory filled with NaN, A and B unchanged,
+               guard bands; against cuBLAS
+  hazards      compute-sanitizer memcheck / racecheck / synccheck (or a repeated-run test without it)
+  speed        timed in alternation with the level's reference kernel on the same padded operands
+
+The kernel runs only in subprocesses with time limits (course.autograder.worker), so a hang or a
+fault becomes a verdict and the notebook or command line goes on; the kernel's printf is shown,
+capped, and never read as the checker's own status. Entry points:
+`python -m course exercise list|show|check`, `python -m course grade-code`, the JupyterLab magic
+`%%exercise ID` (course.exercise_magic), and the site's cards (course.autograder.page).
+"""
+# What the checker checks changed: a verdict recorded by an older version (book/data/exercises.json)
+# is still evidence for what it covers, not for attempts or checks added since. 2: issue 21 (seeded
+# cases, distinct lda/ldb/ldc, +-Inf poison, shared-memory fill, inputs checked, signatures, operands).
+CHECKER_VERSION = 2
+
+from course.autograder.checker import check_file, check_source, gpu_ready, measure_speed  # noqa: E402
+from course.autograder.gpu import Limits  # noqa: E402
+from course.autograder.learner import ExerciseInputError, read_source_file  # noqa: E402
+from course.autograder.spec import (DIAGNOSES, DIAGNOSIS_PRIORITY, ExerciseError, ExerciseSpec,  # noqa: E402
+                                    exercise_ids, load, load_all)
+from course.autograder.verdict import CHECKS, CheckResult, Verdict  # noqa: E402
+
+__all__ = ["CHECKER_VERSION", "CHECKS", "DIAGNOSES", "DIAGNOSIS_PRIORITY", "CheckResult", "ExerciseError", "ExerciseInputError",
+           "ExerciseSpec", "Limits", "Verdict", "check_file", "check_source", "exercise_ids", "gpu_ready", "load",
+           "load_all", "measure_speed", "read_source_file"]

@@ -1,0 +1,591 @@
+"""The subprocess that runs a learner's kernel: ``python -m course.autograder.worker JOB.json STATUS.jsonl``.
+
+Only this process touches the GPU with the learner's code, so a kernel that hangs or faults takes
+down nothing but this process (the parent, course.autograder.gpu, kills it at its time limit).
+
+Two channels, never mixed: the checker's events go as JSON lines into the STATUS file, which only
+this Python code writes ({"event": "stage", ...} while it works, {"event": "ready"} once the kernel
+is compiled, {"event": "result", ...} at the end). stdout belongs to the learner's kernel (printf):
+the parent shows it, capped, and never parses it, so a kernel that prints lines looking like events
+changes nothing. A CUDA error (illegal address, launch failure) becomes {"event": "fault", ...}; the
+process then leaves with os._exit, since a context after a sticky error cannot be trusted to tear
+down cleanly.
+
+Modes (job["mode"]):
+  correctness   every case of cases.correctness_cases against cuBLAS (TF32 off), with NaN-filled
+                guard bands and row padding around A and B (reads outside the matrix show up as
+                NaN), a finite canary around C (writes outside show up as changed canaries), A and B
+                compared with their values after the run (a kernel must not write its inputs), C
+                poisoned with NaN and then with +-Inf when beta = 0, and the shared memory of every SM
+                filled with NaN patterns before each launch (a kernel that reads shared memory it never
+                wrote gets NaN); failures are re-run to tell the causes apart
+  sanitize      the hazard cases with exact-size allocations, no memory pool and no other kernel,
+                so that compute-sanitizer (the parent wraps us in it) reports only on the learner's
+  differential  the stand-in for racecheck where compute-sanitizer is missing: repeated runs under
+                perturbed scheduling must agree bit for bit, canaries must stay intact
+  speed         the learner's kernel and the reference registry kernel timed in alternation, both on
+                the same padded operands
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+
+os.environ.setdefault("CUPY_TF32", "0")
+
+import numpy as np  # noqa: E402
+
+NVRTC_OPTIONS = ("-std=c++17", "-lineinfo")
+TOLERANCE = 1e-5              # relative Frobenius error, as kernels.check.REL_TOLERANCE
+CANARY = -12345.678           # the value around C; a write outside the matrix changes it
+GUARD_ROWS = 8                # guard band beyond the last row, on top of one block tile of rows
+PRINTF_FIFO_BYTES = 256 * 1024   # device printf buffer: a flood is cut here, not in our pipes
+MAX_SHARED_CARVEOUT = 100     # percent: keep the SM's shared-memory split between junk fill and launch
+
+_status = None
+
+
+def emit(event: str, **data) -> None:
+    """One event on the status channel (never on stdout, which the kernel's printf shares)."""
+    line = json.dumps({"event": event, **data}, ensure_ascii=False) + "\n"
+    if _status is None:
+        sys.stderr.write(line)
+        return
+    _status.write(line)
+    _status.flush()
+
+
+def leave(code: int = 0) -> None:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if _status is not None:
+        _status.flush()
+    os._exit(code)
+
+
+# ----------------------------------------------------------------------------- kernels
+
+class LearnerKernel:
+    def __init__(self, job: dict):
+        import cupy
+
+        spec = job["spec"]
+        self.spec = spec
+        code = f'#line 1 "{job["name"]}"\n{job["source"]}'
+        try:
+            module = cupy.RawModule(code=code, options=NVRTC_OPTIONS)
+            self.kernel = module.get_function(spec["entry"])
+        except cupy.cuda.compiler.CompileException as exc:
+            emit("compile_failed", message=str(exc)[-4000:])
+            leave(0)
+        if spec["dynamic_smem"] > 48 * 1024:
+            self.kernel.max_dynamic_shared_size_bytes = spec["dynamic_smem"]
+        self.registers = int(self.kernel.num_regs)
+
+    def prefer_shared(self) -> None:
+        """Ask for the largest shared-memory carveout, the one the junk fill ran with."""
+        try:
+            self.kernel.preferred_shared_memory_carveout = MAX_SHARED_CARVEOUT
+        except Exception:   # a hint only; older drivers may refuse it
+            pass
+
+    def grid(self, M: int, N: int) -> tuple:
+        rows, cols = self.spec["tile"]
+        if self.spec["grid_rows_from_x"]:
+            return (-(-M // rows), -(-N // cols), 1)
+        return (-(-N // cols), -(-M // rows), 1)
+
+    def launch(self, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta, stream=None) -> None:
+        bx, by = self.spec["block"]
+        args = (A, B, C, np.int32(M), np.int32(N), np.int32(K), np.int32(lda), np.int32(ldb), np.int32(ldc),
+                np.float32(alpha), np.float32(beta))
+        self.kernel(self.grid(M, N), (bx, by, 1), args, shared_mem=self.spec["dynamic_smem"], stream=stream)
+
+
+JUNK_SOURCE = r"""
+// Fill a block's whole shared memory with NaN patterns (or zeros), through a volatile pointer so the
+// stores are never dropped as dead. Quiet NaNs of both signs, different payloads: whatever a kernel
+// reads from shared memory it never wrote turns its result into NaN.
+extern "C" __global__ void course_fill_shared(unsigned int nan_fill, int words)
+{
+    extern __shared__ unsigned int smem[];
+    volatile unsigned int* cells = smem;
+    for (int i = threadIdx.x; i < words; i += blockDim.x) {
+        unsigned int value = 0u;
+        if (nan_fill) value = 0x7FC00000u | ((unsigned int)i * 2654435761u & 0x003FFFFFu) | ((i & 1) ? 0x80000000u : 0u);
+        cells[i] = value;
+    }
+}
+
+// Read a block's shared memory without writing it first (the probe that the fill is seen).
+extern "C" __global__ void course_probe_shared(unsigned int* out, int words)
+{
+    extern __shared__ unsigned int smem[];
+    volatile unsigned int* cells = smem;
+    for (int i = threadIdx.x; i < words; i += blockDim.x) out[i] = cells[i];
+}
+"""
+
+
+class SharedJunk:
+    """Fills the shared memory of every SM before a learner's launch (NaN patterns or zeros).
+
+    compute-sanitizer's initcheck covers global memory only, so this is how a read of shared memory
+    that the kernel never wrote becomes visible: NaN there, and the same case right with zeros.
+    """
+
+    def __init__(self):
+        import cupy
+
+        props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
+        self.bytes = int(props.get("sharedMemPerBlockOptin") or props["sharedMemPerBlock"])
+        self.blocks = 2 * int(props["multiProcessorCount"])
+        module = cupy.RawModule(code=JUNK_SOURCE, options=("-std=c++17",))
+        self.fill_kernel = module.get_function("course_fill_shared")
+        self.probe_kernel = module.get_function("course_probe_shared")
+        for kernel in (self.fill_kernel, self.probe_kernel):
+            kernel.max_dynamic_shared_size_bytes = self.bytes
+            try:
+                kernel.preferred_shared_memory_carveout = MAX_SHARED_CARVEOUT
+            except Exception:
+                pass
+
+    def fill(self, nan_fill: bool = True) -> None:
+        words = self.bytes // 4
+        self.fill_kernel((self.blocks,), (1024,), (np.uint32(1 if nan_fill else 0), np.int32(words)),
+                         shared_mem=self.bytes)
+
+    def seen_fraction(self) -> float:
+        """Share of a fresh block's shared memory that holds the fill's NaN patterns (1.0: the fill works)."""
+        import cupy
+
+        words = min(4096, self.bytes // 4)
+        out = cupy.zeros(words, dtype=cupy.uint32)
+        self.fill(True)
+        self.probe_kernel((1,), (256,), (out, np.int32(words)), shared_mem=words * 4)
+        nan_like = ((out & cupy.uint32(0x7FC00000)) == cupy.uint32(0x7FC00000)).sum()
+        return round(float(nan_like) / words, 4)
+
+
+class _NoJunk:
+    """Stand-in where the fill kernel cannot run (it is a check aid, not a reason to give no verdict)."""
+    bytes = 0
+
+    def fill(self, nan_fill: bool = True) -> None:
+        pass
+
+    def seen_fraction(self) -> float:
+        return 0.0
+
+
+def make_junk():
+    try:
+        return SharedJunk()
+    except Exception as exc:   # noqa: BLE001 - say so in the result, keep checking
+        emit("note", what=f"shared-memory fill unavailable: {type(exc).__name__}: {exc}")
+        return _NoJunk()
+
+
+def leading_dim(spec: dict, cols: int, pad: int) -> int:
+    if spec["aligned16"]:
+        cols = -(-cols // 4) * 4
+    return cols + pad
+
+
+class Operand:
+    """A rows x cols matrix with leading dimension ld inside a buffer with guard bands.
+
+    The buffer is [front guard | rows x ld | back guard]; the guard bands and the row padding hold
+    `fill`. The back guard covers one block tile of rows plus GUARD_ROWS, so a kernel without its
+    edge guard reads or writes our own memory (and we see it) instead of faulting.
+    """
+
+    def __init__(self, values, ld: int, fill: float, guard_rows: int):
+        import cupy
+
+        rows, cols = values.shape
+        self.rows, self.cols, self.ld, self.fill = rows, cols, ld, fill
+        self.front = 64 * 4                      # floats; a multiple of 4 keeps 16-byte alignment
+        back = (guard_rows + GUARD_ROWS) * ld + 1024
+        self.buffer = cupy.full(self.front + rows * ld + back, fill, dtype=cupy.float32)
+        self.matrix = self.buffer[self.front:self.front + rows * ld].reshape(rows, ld)[:, :cols]
+        self.matrix[...] = values
+
+    def outside_changed(self) -> tuple[int, int]:
+        """(changed guard-band floats, changed row-padding floats) compared with the fill (NaN == NaN)."""
+        import cupy
+
+        def changed(part) -> int:
+            if np.isnan(self.fill):
+                return int((~cupy.isnan(part)).sum())
+            return int((part != cupy.float32(self.fill)).sum())
+
+        body = self.buffer[self.front:self.front + self.rows * self.ld].reshape(self.rows, self.ld)
+        guard = changed(self.buffer[:self.front]) + changed(self.buffer[self.front + self.rows * self.ld:])
+        padding = changed(body[:, self.cols:]) if self.ld > self.cols else 0
+        return guard, padding
+
+    def body_changed(self, values) -> int:
+        """How many elements of the matrix differ from `values` bit for bit (a write into an input)."""
+        import cupy
+
+        now = cupy.ascontiguousarray(self.matrix).view(cupy.uint32)
+        return int((now != cupy.ascontiguousarray(values).view(cupy.uint32)).sum())
+
+
+# ----------------------------------------------------------------------------- correctness
+
+def _random(shape, seed: int):
+    import cupy
+
+    return cupy.random.default_rng(seed).uniform(-1.0, 1.0, size=shape, dtype=cupy.float32)
+
+
+def _reference(A, B, C0, alpha, beta):
+    import cupy
+
+    out = cupy.matmul(A, B)
+    out *= cupy.float32(alpha)
+    if beta != 0.0:
+        out += cupy.float32(beta) * C0
+    return out
+
+
+def _error(C, ref) -> tuple[float, float]:
+    import cupy
+
+    diff = C.astype(cupy.float64) - ref.astype(cupy.float64)
+    norm = float(cupy.linalg.norm(ref.astype(cupy.float64)))
+    err = float(cupy.linalg.norm(diff))
+    return (err / norm if norm else err), float(cupy.abs(diff).max())
+
+
+def _start_values(kind: str, M: int, N: int, seed: int):
+    """C before the launch: "nan" or "inf" (beta = 0 poison; +Inf and -Inf alternate), "c0", "random"."""
+    import cupy
+
+    if kind == "nan":
+        return cupy.full((M, N), cupy.nan, dtype=cupy.float32)
+    if kind == "inf":
+        signs = cupy.where(cupy.arange(M * N).reshape(M, N) % 2 == 0, 1.0, -1.0).astype(cupy.float32)
+        return signs * cupy.float32(np.inf)
+    return _random((M, N), seed + (2 if kind == "c0" else 3))
+
+
+class CaseRun:
+    """One launch of the learner's kernel on one case, and everything seen around it."""
+
+    def __init__(self, C, ref, start, c_outside, inputs_outside, inputs_written):
+        self.C, self.ref, self.start = C, ref, start
+        self.c_outside = c_outside              # (guard, padding) floats changed around C
+        self.inputs_outside = inputs_outside    # (guard, padding) floats changed around A and B
+        self.inputs_written = inputs_written    # elements of A and B changed
+
+
+def run_case(kernel: LearnerKernel, junk, case: dict, ab_fill: float, c_start: str, tile_rows: int,
+             nan_junk: bool = True) -> CaseRun:
+    """One launch. c_start: "nan" / "inf" (beta = 0 poison), "random" (finite, for the re-runs) or "c0"."""
+    import cupy
+
+    spec = kernel.spec
+    M, N, K, seed = case["M"], case["N"], case["K"], case["data_seed"]
+    a_vals, b_vals, c0 = _random((M, K), seed), _random((K, N), seed + 1), _random((M, N), seed + 2)
+    guard_rows = max(tile_rows, 128)
+    A = Operand(a_vals, leading_dim(spec, K, case["pad_a"]), ab_fill, guard_rows)
+    B = Operand(b_vals, leading_dim(spec, N, case["pad_b"]), ab_fill, guard_rows)
+    start = c0 if c_start == "c0" else _start_values(c_start, M, N, seed)
+    C = Operand(start, leading_dim(spec, N, case["pad_c"]), CANARY, guard_rows)
+    junk.fill(nan_junk)
+    kernel.launch(A.matrix, B.matrix, C.matrix, M, N, K, A.ld, B.ld, C.ld, case["alpha"], case["beta"])
+    cupy.cuda.get_current_stream().synchronize()
+    ref = _reference(a_vals, b_vals, c0, case["alpha"], case["beta"])
+    a_out, b_out = A.outside_changed(), B.outside_changed()
+    return CaseRun(C.matrix.copy(), ref, start, C.outside_changed(), (a_out[0] + b_out[0], a_out[1] + b_out[1]),
+                   {"A": A.body_changed(a_vals), "B": B.body_changed(b_vals)})
+
+
+def _bad_mask(C, ref, limit_abs: float):
+    import cupy
+
+    return ~cupy.isfinite(C) | (cupy.abs(C - ref) > limit_abs)
+
+
+def _first_wrong(C, ref, limit_abs: float):
+    import cupy
+
+    where = cupy.argwhere(_bad_mask(C, ref, limit_abs))
+    if not len(where):
+        return None, 0
+    i, j = (int(v) for v in where[0])
+    return {"row": i, "col": j, "got": float(C[i, j]), "want": float(ref[i, j])}, int(len(where))
+
+
+def _wrong_rows_cols(C, ref, limit_abs: float) -> dict:
+    """Where the wrong elements are: only in the last partial tile rows/columns, or everywhere."""
+    import cupy
+
+    bad = _bad_mask(C, ref, limit_abs)
+    rows = cupy.nonzero(bad.any(axis=1))[0]
+    cols = cupy.nonzero(bad.any(axis=0))[0]
+    return {"rows": [int(rows.min()), int(rows.max())] if len(rows) else None,
+            "cols": [int(cols.min()), int(cols.max())] if len(cols) else None}
+
+
+def _right(run: CaseRun) -> bool:
+    import cupy
+
+    err, _ = _error(run.C, run.ref)
+    return bool(cupy.isfinite(run.C).all()) and err <= TOLERANCE
+
+
+def _explain_failure(kernel, junk, case: dict, poison: str, tile_rows: int, first: CaseRun) -> tuple[str, dict]:
+    """Why a launch gave non-finite or wrong values: re-run with one suspect removed at a time."""
+    import cupy
+
+    non_finite = not bool(cupy.isfinite(first.C).all())
+    if non_finite and _right(run_case(kernel, junk, case, 0.0, poison, tile_rows)):
+        return "oob_read", {}                     # NaN from beyond A or B: finite there, and it is right
+    zeroed = run_case(kernel, junk, case, 0.0, poison, tile_rows, nan_junk=False)
+    if _right(zeroed):
+        return "uninitialized_shared", {}         # NaN from shared memory nobody wrote: zeros there, right
+    if _right(run_case(kernel, junk, {**case, "pad_a": 0, "pad_b": 0, "pad_c": 0}, 0.0, poison, tile_rows,
+                       nan_junk=False)):
+        return "wrong_values", {"tight_ok": True}  # right when rows are tight: a leading dimension mixed up
+    if case["beta"] == 0.0 and not bool(cupy.isfinite(zeroed.C).all()):
+        finite = run_case(kernel, junk, case, 0.0, "random", tile_rows, nan_junk=False)
+        limit_abs = 1e-4 * (float(cupy.abs(finite.ref).max()) or 1.0)
+        poisoned = ~cupy.isfinite(zeroed.C)
+        unchanged = int((poisoned & (finite.C == finite.start)).sum())
+        fixed = int((poisoned & (cupy.abs(finite.C - finite.ref) <= limit_abs)).sum())
+        extra = {"unchanged": unchanged, "fixed_by_finite_c": fixed}
+        if unchanged and unchanged >= fixed:
+            return "unwritten", extra
+        if fixed:
+            return "reads_c", extra
+        return "wrong_values", extra
+    return "wrong_values", {}
+
+
+def _judge_with(kernel, junk, case: dict, poison: str, tile_rows: int) -> dict:
+    import cupy
+
+    first = run_case(kernel, junk, case, np.nan, poison, tile_rows)
+    scale = float(cupy.abs(first.ref).max()) or 1.0
+    limit_abs = 1e-4 * scale
+    err, _ = _error(first.C, first.ref)
+    non_finite = int((~cupy.isfinite(first.C)).sum())
+    out = {**case, "poison": poison if case["beta"] == 0.0 else "", "rel_error": err if np.isfinite(err) else None,
+           "non_finite": non_finite, "guard_written": first.c_outside[0], "padding_written": first.c_outside[1],
+           "input_guard_written": first.inputs_outside[0], "input_padding_written": first.inputs_outside[1],
+           "inputs_written": first.inputs_written, "outcome": "ok"}
+    if any(first.c_outside) or any(first.inputs_outside):
+        out["outcome"] = "oob_write"
+    elif any(first.inputs_written.values()):
+        out["outcome"] = "writes_inputs"
+    elif non_finite or not err <= TOLERANCE:
+        out["outcome"], extra = _explain_failure(kernel, junk, case, poison, tile_rows, first)
+        out.update(extra)
+    if out["outcome"] != "ok":
+        out["first_wrong"], out["wrong_count"] = _first_wrong(first.C, first.ref, limit_abs)
+        out["where"] = _wrong_rows_cols(first.C, first.ref, limit_abs)
+    return out
+
+
+def judge_case(kernel: LearnerKernel, junk, case: dict, tile_rows: int) -> dict:
+    """beta = 0: C poisoned with NaN, then (if that passed) with +-Inf; otherwise C holds values."""
+    poisons = ("nan", "inf") if case["beta"] == 0.0 else ("c0",)
+    for poison in poisons:
+        out = _judge_with(kernel, junk, case, poison, tile_rows)
+        if out["outcome"] != "ok":
+            return out
+    return out
+
+
+def correctness(job: dict, kernel: LearnerKernel) -> dict:
+    tile_rows = max(job["spec"]["tile"])
+    junk = kernel.junk
+    results = []
+    for i, case in enumerate(job["cases"]):
+        emit("stage", what=f"정확성 {case['M']}×{case['N']}×{case['K']} (alpha={case['alpha']:g}, beta={case['beta']:g})",
+             index=i)
+        results.append(judge_case(kernel, junk, case, tile_rows))
+        emit("case", index=i, outcome=results[-1]["outcome"])
+    return {"cases": results, "registers": kernel.registers, "shared_junk_seen": kernel.junk_seen,
+            "shared_junk_bytes": junk.bytes}
+
+
+# ----------------------------------------------------------------------------- sanitize / differential
+
+def sanitize(job: dict, kernel: LearnerKernel) -> dict:
+    """Exact-size device buffers filled from the host: the only kernel launched is the learner's."""
+    import cupy
+
+    rng = np.random.default_rng(7)
+    for case in job["cases"]:
+        M, N, K = case["M"], case["N"], case["K"]
+        emit("stage", what=f"{job.get('tool', 'sanitizer')} {M}×{N}×{K}")
+        lda, ldb, ldc = (leading_dim(kernel.spec, c, case[p]) for c, p in ((K, "pad_a"), (N, "pad_b"), (N, "pad_c")))
+        # The last row ends at its last valid element: one float past the matrix is past the allocation.
+        A = cupy.asarray(rng.uniform(-1, 1, (M - 1) * lda + K).astype(np.float32))
+        B = cupy.asarray(rng.uniform(-1, 1, (K - 1) * ldb + N).astype(np.float32))
+        C = cupy.asarray(rng.uniform(-1, 1, (M - 1) * ldc + N).astype(np.float32))
+        kernel.launch(A, B, C, M, N, K, lda, ldb, ldc, case["alpha"], case["beta"])
+        cupy.cuda.runtime.deviceSynchronize()
+    return {"cases": len(job["cases"])}
+
+
+def differential(job: dict, kernel: LearnerKernel, repeats: int = 16) -> dict:
+    import cupy
+
+    busy = cupy.ones(1 << 24, dtype=cupy.float32)
+    side = cupy.cuda.Stream(non_blocking=True)
+    junk = kernel.junk
+    out = []
+    for case in job["cases"]:
+        emit("stage", what=f"반복 실행 {case['M']}×{case['N']}×{case['K']}")
+        first, distinct, canary, written = None, 0, (0, 0), 0
+        for r in range(repeats):
+            if r % 2:   # perturb the schedule: another stream competes for the SMs
+                with side:
+                    busy *= 1.0000001
+            run = run_case(kernel, junk, case, 0.0, "nan" if case["beta"] == 0.0 else "c0", max(kernel.spec["tile"]),
+                           nan_junk=False)
+            canary = tuple(max(a, b) for a, b in zip(canary, run.c_outside))
+            written = max(written, sum(run.inputs_written.values()), sum(run.inputs_outside))
+            if first is None:
+                first = run.C
+            elif not bool(((run.C == first) | (cupy.isnan(run.C) & cupy.isnan(first))).all()):
+                distinct += 1
+        side.synchronize()
+        out.append({**case, "repeats": repeats, "differing_runs": distinct, "guard_written": canary[0],
+                    "padding_written": canary[1], "inputs_written": written})
+    return {"cases": out}
+
+
+# ----------------------------------------------------------------------------- speed
+
+def speed(job: dict, kernel: LearnerKernel) -> dict:
+    """Both kernels on the same padded operands (lda, ldb, ldc all different), timed in alternation."""
+    import cupy
+
+    from kernels import bench, launch
+
+    case = job["case"]
+    M, N, K = case["M"], case["N"], case["K"]
+    emit("stage", what=f"속도 {M}×{N}×{K}")
+    spec = kernel.spec
+
+    def padded(rows: int, cols: int, pad: int, values=None):
+        ld = leading_dim(spec, cols, pad)
+        buffer = cupy.zeros((rows, ld), dtype=cupy.float32)
+        view = buffer[:, :cols]
+        if values is not None:
+            view[...] = values
+        return view, ld
+
+    (A, lda), (B, ldb) = padded(M, K, case["pad_a"], _random((M, K), 11)), padded(K, N, case["pad_b"], _random((K, N), 12))
+    (C, ldc), (C_ref, _) = padded(M, N, case["pad_c"]), padded(M, N, case["pad_c"])
+    reference = launch.prepare(job["reference"], A, B, C_ref)
+
+    def learner():
+        kernel.launch(A, B, C, M, N, K, lda, ldb, ldc, 1.0, 0.0)
+
+    C.fill(cupy.nan)
+    learner()
+    reference()
+    cupy.cuda.get_current_stream().synchronize()
+    err, _ = _error(C, C_ref)
+    t_learner, t_reference = bench.interleaved_timings(learner, reference, warmup=job.get("warmup", 2),
+                                                       reps=job.get("reps", 10))
+    return {"M": M, "N": N, "K": K, "lda": lda, "ldb": ldb, "ldc": ldc, "learner_ms": t_learner.median_ms,
+            "reference_ms": t_reference.median_ms, "learner_min_ms": t_learner.min_ms,
+            "reference_min_ms": t_reference.min_ms, "reps": t_learner.reps,
+            "ratio": t_reference.median_ms / t_learner.median_ms, "rel_error": err if np.isfinite(err) else None,
+            "registers": kernel.registers, "staged": list(reference.plan.staged_operands)}
+
+
+def warm_up(kernel: LearnerKernel) -> None:
+    """Everything a correctness case does except the learner's launch, on a tiny case: CuPy compiles
+    its own kernels on first use, which on a cold machine takes many seconds and must not count
+    against the learner's time limit."""
+    import cupy
+
+    a_vals, b_vals, c0 = _random((3, 4), 1), _random((4, 4), 2), _random((3, 4), 3)
+    A = Operand(a_vals, leading_dim(kernel.spec, 4, 4), np.nan, 1)
+    C = Operand(_start_values("inf", 3, 4, 0), leading_dim(kernel.spec, 4, 4), CANARY, 1)
+    ref = _reference(A.matrix, b_vals, c0, 0.5, 0.5)
+    C.matrix[...] = ref
+    C.outside_changed()
+    A.outside_changed()
+    A.body_changed(a_vals)
+    _start_values("nan", 3, 4, 0)
+    got = C.matrix.copy()
+    _error(got, ref)
+    _first_wrong(got, ref, 1e-4)
+    _wrong_rows_cols(got, ref, 1e-4)
+    int((~cupy.isfinite(got)).sum())
+    float(cupy.abs(ref).max())
+    cupy.cuda.get_current_stream().synchronize()
+
+
+MODES = {"correctness": correctness, "sanitize": sanitize, "differential": differential, "speed": speed}
+
+
+def _device_name() -> str:
+    import cupy
+
+    props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
+    name = props["name"]
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
+def _limit_printf() -> None:
+    """A printf flood fills a small device buffer and the rest is dropped (before any kernel runs)."""
+    import cupy
+
+    try:
+        cupy.cuda.runtime.deviceSetLimit(cupy.cuda.runtime.cudaLimitPrintfFifoSize, PRINTF_FIFO_BYTES)
+    except Exception:   # noqa: BLE001 - only a cap; the parent caps what it keeps anyway
+        pass
+
+
+def main(argv=None) -> int:
+    global _status
+    argv = sys.argv[1:] if argv is None else argv
+    with open(argv[0], encoding="utf-8") as handle:
+        job = json.load(handle)
+    if len(argv) > 1:
+        _status = open(argv[1], "a", encoding="utf-8")
+    emit("stage", what="컴파일(NVRTC)과 GPU 준비")
+    try:
+        import cupy
+
+        device = _device_name()
+        _limit_printf()
+        if job["mode"] == "sanitize":
+            cupy.cuda.set_allocator(None)        # every array its own cudaMalloc: memcheck sees exact sizes
+        kernel = LearnerKernel(job)
+        if job["mode"] in ("correctness", "differential"):
+            # The fill kernel is compiled and probed before "ready": it is the checker's time, not the kernel's.
+            kernel.junk = make_junk()
+            kernel.junk_seen = kernel.junk.seen_fraction()
+            kernel.prefer_shared()
+            warm_up(kernel)
+        emit("ready")
+        result = MODES[job["mode"]](job, kernel)
+    except Exception as exc:   # CUDA errors: the kernel faulted or could not launch
+        name = type(exc).__name__
+        if "CUDA" in name or "cuda" in type(exc).__module__:
+            emit("fault", error=f"{name}: {exc}")
+            leave(0)
+        emit("crash", error=f"{name}: {exc}", traceback=traceback.format_exc()[-3000:])
+        leave(2)
+    emit("result", device=device, **result)
+    leave(0)
+    return 0
+
+
+if __name__ == "__main__":
+    main()

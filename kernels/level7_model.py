@@ -1,0 +1,309 @@
+"""Level 7's cost model: which block tile, ring and split-K count suit a shape on a GPU.
+
+Pure arithmetic, no GPU and no CuPy: kernels/level7.py runs it before every launch, and the module-12
+simulator can run it for any shape a learner types. The rule, in five lines:
+
+    blocks = ceil(M / BM) x ceil(N / BN) x split           (split = how many K slices)
+    waves  = ceil(blocks / (resident blocks per SM x SMs)) (rounds of blocks the busiest SM runs)
+    round  = overhead + c x 2 BM BN (K / split) / (SM peak x efficiency x hiding(c) x last)
+    time   = launch + the rounds                                              the GEMM
+           + (split > 1) x (launch + 2 x split x M x N x 4 bytes / bandwidth) the reduction
+
+A wave that is only partly full costs a whole round, which is why 64 large tiles on 132 SMs (1024^3) or
+160 blocks (M = 513) waste so much. Within a round, c blocks share an SM: with fewer warps in flight it
+hides latency worse (hiding(c) = w / (w + HIDING_WARPS) for w = c x warps per block, relative to a full SM),
+and the last wave ends with its slowest block (last = LAST_WAVE, 1 for the other waves). A smaller tile
+makes more blocks but does less work per byte it loads (a lower efficiency); splitting K makes more blocks
+without shrinking the tile but adds the reduction's traffic. The model weighs exactly these, with rates
+measured on the H100 (tools/tune_level7.py -> book/data/level7_tuning.json; CALIBRATION carries the fit).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from kernels.device import fp32_lanes
+from kernels.devices import DeviceLimits, occupancy
+
+FLOAT = 4
+REGISTERS_PER_SM = 65536
+MAX_REGISTERS = 255
+GRID_YZ_MAX = 65535
+
+
+@dataclass(frozen=True)
+class Tile:
+    """One block tile of sgemm_shape_aware.cu and the ring depths it may use."""
+
+    name: str
+    BM: int
+    BN: int
+    WM: int                    # warp tile
+    WN: int
+    TM: int                    # thread tile
+    TN: int
+    min_blocks: int            # blocks per SM its registers are budgeted for (__launch_bounds__)
+    rings: tuple               # (BK, STAGES) options, most preferred first
+
+    @property
+    def threads(self) -> int:
+        return 32 * (self.BM // self.WM) * (self.BN // self.WN)
+
+    @property
+    def register_cap(self) -> int:
+        """Registers per thread ptxas may use: __launch_bounds__(threads, min_blocks) guarantees it."""
+        return min(MAX_REGISTERS, REGISTERS_PER_SM // (self.threads * self.min_blocks))
+
+    def smem_bytes(self, bk: int, stages: int) -> int:
+        """The ring: STAGES x BK x (BM + 4 + BN) floats (A transposed with a +4 pitch, B as it is)."""
+        return stages * bk * (self.BM + 4 + self.BN) * FLOAT
+
+
+# [region: tiles]
+# Level 6's tile for large shapes; a quarter as many rows and columns per block makes two (128 x 128)
+# or four (64 x 128) blocks share an SM, for shapes with few tiles. Rings deepest first: a GPU with
+# less shared memory takes the first ring that still lets min_blocks blocks share an SM.
+TILES = (
+    Tile("128x256", 128, 256, 64, 64, 8, 16, 1, ((32, 4), (32, 3), (16, 4), (16, 3), (8, 3))),
+    Tile("128x128", 128, 128, 32, 64, 8, 8, 2, ((32, 3), (16, 4), (16, 3), (8, 3))),
+    Tile("64x128", 64, 128, 32, 64, 8, 8, 4, ((16, 4), (16, 3), (8, 3))),
+)
+# [end-region: tiles]
+TILE_BY_NAME = {t.name: t for t in TILES}
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A tile's measured speed: the share of an SM's FP32 peak it reaches while the SM holds as many of its
+    blocks as fit, and what a round of blocks spends outside the main loop (filling the ring before the first
+    FFMA, storing the tile after the last)."""
+
+    efficiency: float
+    overhead_us: float
+
+
+# [region: calibration]
+# Fitted by tools/tune_level7.py on the H100 (book/data/level7_tuning.json "fit"; a CPU test checks that
+# these are the recorded values). Other GPUs take the same shares of their own FP32 peak.
+CALIBRATION = {
+    "128x256": Rate(efficiency=0.7972, overhead_us=6.795),
+    "128x128": Rate(efficiency=0.7462, overhead_us=1.460),
+    "64x128": Rate(efficiency=0.7443, overhead_us=0.0),
+}
+HIDING_WARPS = 0.75          # warps in flight at which an SM hides half of what a full SM hides
+LAST_WAVE = 0.95             # the last wave waits for its slowest block: it runs at this share of the rate
+LAUNCH_US = 12.71            # the GEMM kernel's fixed cost: launch, first loads from DRAM
+REDUCE_LAUNCH_US = 0.0       # the reduction kernel's (too small to tell apart from the GEMM's)
+WORKSPACE_BANDWIDTH = 1.439  # the partial tiles move at this multiple of DRAM bandwidth (much of them in L2)
+# [end-region: calibration]
+
+# The shapes people multiply (issue 25): squares, LLM layers (4096 x 11008, batch 128), a short and a long
+# K, an M one past a tile, sizes one off a power of two, and a plain odd size. M x N x K.
+ZOO = ((1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192), (4096, 11008, 4096),
+       (4096, 4096, 11008), (8192, 8192, 1024), (1024, 1024, 16384), (513, 8192, 8192), (128, 4096, 4096),
+       (4095, 4097, 4099), (3000, 5000, 2000))
+SQUARES = tuple(s for s in ZOO if s[0] == s[1] == s[2])
+
+SPLITS = (1, 2, 3, 4, 6, 8, 12, 16)   # K slices the dispatcher considers
+MIN_SLICE_K = 128                     # a shorter slice spends more time filling the ring than computing
+WORKSPACE_LIMIT_BYTES = 256 * 2**20   # partial tiles of all slices together
+
+# Published DRAM bandwidth (GB/s) of the listed GPUs; by compute capability for others.
+DRAM_GBS = {"T4": 320, "RTX3090": 936, "A10G": 600, "L4": 300, "RTX4090": 1008, "A100-40GB": 1555,
+            "A100-80GB": 2039, "H100": 3350, "H200": 4800}
+DRAM_GBS_BY_CC = {(7, 5): 320, (8, 0): 1555, (8, 6): 600, (8, 9): 300, (9, 0): 3350}
+
+
+def dram_gbs(limits: DeviceLimits) -> float:
+    if limits.name in DRAM_GBS:
+        return float(DRAM_GBS[limits.name])
+    return float(DRAM_GBS_BY_CC.get(limits.cc, 500))
+
+
+def sm_peak_gflops(limits: DeviceLimits) -> float:
+    """FP32 peak of one SM: lanes x clock x 2 FLOP per FMA."""
+    return fp32_lanes(limits.cc) * limits.clock_mhz * 2 / 1e3
+
+
+def cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A tile with the ring it gets on one GPU and the blocks per SM that ring allows."""
+
+    tile: Tile
+    BK: int
+    STAGES: int
+    resident: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.tile.name} BK{self.BK}x{self.STAGES}"
+
+    @property
+    def smem_bytes(self) -> int:
+        return self.tile.smem_bytes(self.BK, self.STAGES)
+
+    @property
+    def register_cap(self) -> int:
+        """Registers per thread that still let `resident` blocks share an SM (the kernel's launch bounds)."""
+        return min(MAX_REGISTERS, REGISTERS_PER_SM // (self.tile.threads * self.resident))
+
+
+def ring_for(tile: Tile, limits: DeviceLimits, registers: int | None = None) -> Candidate | None:
+    """The first ring that lets the most blocks (up to tile.min_blocks) share an SM of this GPU.
+
+    registers: per thread as ptxas allocated them (from a cubin); default: the launch-bounds cap.
+    None when no ring fits at all (more shared memory or threads than one block may have).
+    """
+    regs = registers if registers is not None else tile.register_cap
+    best = None
+    for bk, stages in tile.rings:
+        resident = min(occupancy(limits, tile.threads, regs, tile.smem_bytes(bk, stages))["blocks_per_sm"],
+                       tile.min_blocks)
+        if resident and (best is None or resident > best.resident):
+            best = Candidate(tile, bk, stages, resident)
+    return best
+
+
+def candidates(limits: DeviceLimits) -> list[Candidate]:
+    """Every tile that fits this GPU, with its ring."""
+    return [c for c in (ring_for(t, limits) for t in TILES) if c is not None]
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """The model's account of one (tile, split) for one shape: every term a learner can check."""
+
+    candidate: Candidate
+    split: int
+    k_per_split: int
+    tiles_m: int
+    tiles_n: int
+    blocks: int
+    slots: int            # blocks that run at once: resident x SMs
+    rounds: tuple         # blocks the busiest SM holds together, round by round (len = waves)
+    block_flops: float    # 2 x BM x BN x k_per_split
+    gemm_us: float
+    reduce_us: float      # the reduction: its launch and the partial tiles' traffic (0 without a split)
+    total_us: float
+    flops: float
+
+    @property
+    def waves(self) -> int:
+        return len(self.rounds)
+
+    @property
+    def wave_fill(self) -> float:
+        """Share of the SM slots that hold a block, averaged over the waves."""
+        return self.blocks / (self.waves * self.slots)
+
+    @property
+    def tile_fill(self) -> float:
+        """Share of the computed tile area that lies inside C (edge tiles compute wasted rows/columns)."""
+        return self.flops / (self.block_flops * self.blocks)
+
+    @property
+    def gflops(self) -> float:
+        return self.flops / (self.total_us * 1e3)
+
+
+def slices(K: int, bk: int, split: int) -> tuple[int, int]:
+    """(k_per_split, slices that exist): slices are whole K tiles deep; the last one may be shorter."""
+    k_per_split = cdiv(cdiv(K, bk), split) * bk
+    return k_per_split, cdiv(K, k_per_split)
+
+
+def rounds(blocks: int, resident: int, sms: int) -> tuple:
+    """How many blocks the busiest SM holds at once, round by round. The GPU hands blocks out one per SM
+    first, so that SM gets ceil(blocks / SMs) in all, `resident` at a time."""
+    per_sm = cdiv(blocks, sms)
+    full, last = divmod(per_sm, resident)
+    return (resident,) * full + ((last,) if last else ())
+
+
+def hiding(c: int, cand: Candidate, hiding_warps: float = HIDING_WARPS) -> float:
+    """How well c blocks on an SM hide latency, relative to the `resident` blocks of a full SM."""
+    warps = cand.tile.threads // 32
+
+    def share(w: int) -> float:
+        return w / (w + hiding_warps)
+
+    return share(c * warps) / share(cand.resident * warps)
+
+
+def predict(M: int, N: int, K: int, cand: Candidate, split: int, limits: DeviceLimits,
+            bandwidth_gbs: float | None = None, calibration: dict | None = None, launch_us: float = LAUNCH_US,
+            reduce_launch_us: float = REDUCE_LAUNCH_US, workspace_bandwidth: float = WORKSPACE_BANDWIDTH,
+            hiding_warps: float = HIDING_WARPS, last_wave: float = LAST_WAVE) -> Prediction:
+    """Predicted time of one launch (and its reduction) of `cand` cut into `split` K slices."""
+    tile, rate = cand.tile, (calibration or CALIBRATION)[cand.tile.name]
+    k_per_split, split = slices(K, cand.BK, split)
+    tiles_m, tiles_n = cdiv(M, tile.BM), cdiv(N, tile.BN)
+    blocks = tiles_m * tiles_n * split
+    per_round = rounds(blocks, cand.resident, limits.sm_count)
+    block_flops = 2.0 * tile.BM * tile.BN * k_per_split
+    gemm_us = launch_us
+    for i, c in enumerate(per_round):
+        speed = rate.efficiency * hiding(c, cand, hiding_warps) * (last_wave if i == len(per_round) - 1 else 1.0)
+        gemm_us += rate.overhead_us + c * block_flops / (speed * sm_peak_gflops(limits) * 1e3)
+    reduce_us = 0.0
+    if split > 1:
+        bandwidth = (bandwidth_gbs or dram_gbs(limits)) * workspace_bandwidth
+        reduce_us = reduce_launch_us + workspace_traffic(M, N, split) / (bandwidth * 1e3)
+    return Prediction(cand, split, k_per_split, tiles_m, tiles_n, blocks, cand.resident * limits.sm_count,
+                      per_round, block_flops, gemm_us, reduce_us, gemm_us + reduce_us, 2.0 * M * N * K)
+
+
+def workspace_traffic(M: int, N: int, split: int) -> float:
+    """Bytes the split adds: every slice's partial tile written by the GEMM and read back by the reduction."""
+    return 2.0 * split * M * workspace_ld(N) * FLOAT
+
+
+def workspace_ld(N: int) -> int:
+    """Leading dimension of a workspace slab: N rounded up to 4, so every partial row is float4-aligned."""
+    return cdiv(N, 4) * 4
+
+
+def workspace_bytes(M: int, N: int, split: int) -> int:
+    return split * M * workspace_ld(N) * FLOAT if split > 1 else 0
+
+
+def allowed(M: int, N: int, K: int, cand: Candidate, split: int) -> bool:
+    """Whether the dispatcher may launch this (tile, split): grid limits, slice depth, workspace size."""
+    if cdiv(M, cand.tile.BM) > GRID_YZ_MAX:
+        return False
+    if split == 1:
+        return True
+    k_per_split, slices_made = slices(K, cand.BK, split)
+    return (slices_made == split and k_per_split >= MIN_SLICE_K
+            and workspace_bytes(M, N, split) <= WORKSPACE_LIMIT_BYTES)
+
+
+def predictions(M: int, N: int, K: int, limits: DeviceLimits, bandwidth_gbs: float | None = None,
+                cands: list[Candidate] | None = None, **model) -> list[Prediction]:
+    """Every allowed (tile, split) for this shape, fastest first (ties: fewer slices, larger tile)."""
+    cands = candidates(limits) if cands is None else cands
+    order = {t.name: i for i, t in enumerate(TILES)}
+    out = [predict(M, N, K, c, s, limits, bandwidth_gbs, **model)
+           for c in cands for s in SPLITS if allowed(M, N, K, c, s)]
+    return sorted(out, key=lambda p: (round(p.total_us, 6), p.split, order[p.candidate.tile.name]))
+
+
+def choose(M: int, N: int, K: int, limits: DeviceLimits, bandwidth_gbs: float | None = None,
+           cands: list[Candidate] | None = None, **model) -> Prediction:
+    """The (tile, split) the model predicts fastest for an M x N x K SGEMM on this GPU."""
+    found = predictions(M, N, K, limits, bandwidth_gbs, cands, **model)
+    if not found:
+        raise ValueError(f"no Level 7 configuration fits {limits.name}")
+    return found[0]
+
+
+def waves_text(p: Prediction) -> str:
+    """One line a learner can check by hand: blocks, slots, waves and how full they are."""
+    c = p.candidate
+    return (f"{c.tile.name} x split {p.split}: {p.tiles_m}x{p.tiles_n}x{p.split} = {p.blocks} blocks, "
+            f"{c.resident}/SM x SMs = {p.slots} slots, {p.waves} wave(s) {100 * p.wave_fill:.0f}% full, "
+            f"{math.floor(100 * p.tile_fill)}% of the tiles' area inside C")

@@ -1,0 +1,238 @@
+"""The checker's judgement of a run, without a GPU: course.autograder.worker on NumPy.
+
+The worker's correctness mode (guard bands, padded rows with lda, ldb and ldc apart, C poisoned with
+NaN and then with +-Inf when beta = 0, shared memory filled with NaN before each launch, A and B
+compared after the run, the re-runs that tell causes apart) is run here against kernels written in
+NumPy, one per kind of wrong attempt the issue lists, through a stand-in `cupy` module made of NumPy.
+The same judgement then goes through gpu.judge_outcomes into the verdict's diagnosis and message.
+The real kernels (course/exercises/*/wrong_*.cu) get the same verdicts on the GPU: tools/device_issue21.sh.
+"""
+from __future__ import annotations
+
+import sys
+import types
+
+import numpy as np
+import pytest
+
+from course.autograder import cases, gpu, spec as specs, worker
+
+SPEC = specs.load("m06-e1")          # 16 x 16 tiles, any M, N, K
+TILE = 16
+
+
+@pytest.fixture(autouse=True)
+def numpy_cupy(monkeypatch):
+    """A `cupy` made of NumPy: what the worker's judging code uses, on the CPU."""
+    shim = types.ModuleType("cupy")
+    for name in dir(np):
+        if not name.startswith("_"):
+            setattr(shim, name, getattr(np, name))
+
+    class Rng:
+        def __init__(self, seed):
+            self.rng = np.random.default_rng(seed)
+
+        def uniform(self, low, high, size, dtype):
+            return self.rng.uniform(low, high, size).astype(dtype)
+
+    shim.random = types.SimpleNamespace(default_rng=Rng)
+    shim.cuda = types.SimpleNamespace(get_current_stream=lambda: types.SimpleNamespace(synchronize=lambda: None))
+    monkeypatch.setitem(sys.modules, "cupy", shim)
+
+
+class Junk:
+    """Stands in for the shared-memory fill: a fake kernel asks what its unwritten shared memory holds."""
+    bytes = 0
+
+    def __init__(self):
+        self.nan_fill = True
+
+    def fill(self, nan_fill: bool = True) -> None:
+        self.nan_fill = nan_fill
+
+    def seen_fraction(self) -> float:
+        return 1.0
+
+
+def flat(view, length: int):
+    """The buffer from a view's first element on, as the kernel's pointer sees it (our guard bands follow)."""
+    return np.lib.stride_tricks.as_strided(view, shape=(length,), strides=(4,))
+
+
+class FakeKernel:
+    """A kernel in NumPy; `body` computes C (M x N, written through the views) from the arguments."""
+
+    def __init__(self, body, junk: Junk):
+        self.spec = SPEC.to_dict()
+        self.body, self.junk = body, junk
+        self.registers = 32
+
+    def launch(self, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta, stream=None):
+        self.body(self, A, B, C, M, N, K, lda, ldb, ldc, np.float32(alpha), np.float32(beta))
+
+
+def product(A, B, k_end=None):
+    k_end = A.shape[1] if k_end is None else k_end
+    return (A[:, :k_end].astype(np.float64) @ B[:k_end].astype(np.float64)).astype(np.float32)
+
+
+def store(C, alpha, acc, beta):
+    out = alpha * acc
+    if beta != 0.0:
+        out = out + beta * C
+    C[...] = out
+
+
+def correct(k, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta):
+    store(C, alpha, product(A, B), beta)
+
+
+def ldb_for_ldc(k, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta):
+    out = alpha * product(A, B)
+    cells = flat(C, (M - 1) * max(ldb, ldc) + N)
+    for r in range(M):
+        row = cells[r * ldb:r * ldb + N]
+        row[...] = out[r] + (beta * row if beta != 0.0 else 0.0)
+
+
+def skips_nan(k, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta):
+    old = np.where(np.isnan(C), np.float32(0.0), C)
+    with np.errstate(invalid="ignore"):
+        C[...] = alpha * product(A, B) + beta * old
+
+
+def reads_c_always(k, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta):
+    with np.errstate(invalid="ignore"):
+        C[...] = alpha * product(A, B) + beta * C
+
+
+def skips_store_when_beta_zero(k, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta):
+    if beta != 0.0:
+        store(C, alpha, product(A, B), beta)
+
+
+def uninit_shared(k, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta):
+    """Bs rows past K never written: 0 * (what shared memory held) in blocks whose only tile is partial."""
+    acc = product(A, B)
+    if K < TILE and k.junk.nan_fill:
+        acc = acc + np.float32(0.0) * np.float32(np.nan)
+    store(C, alpha, acc, beta)
+
+
+def writes_a(k, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta):
+    store(C, alpha, product(A, B), beta)
+    A[...] = A * alpha
+
+
+def fitted_to_fixed_shapes(k, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta):
+    fixed = {(c.M, c.N, c.K) for c in cases.correctness_cases(SPEC, 0) if not c.drawn}
+    store(C, alpha, product(A, B, K if (M, N, K) in fixed else K - 1), beta)
+
+
+def k_off_by_one(k, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta):
+    keep = np.ones(K, dtype=bool)
+    keep[TILE - 1::TILE] = False                      # the 16th product of every tile is lost
+    store(C, alpha, (A[:, keep].astype(np.float64) @ B[keep].astype(np.float64)).astype(np.float32), beta)
+
+
+def reads_past_a(k, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta):
+    beyond = flat(A, (M - 1) * lda + K + 1)[(M - 1) * lda + K]     # one float past A's last element
+    with np.errstate(invalid="ignore"):
+        store(C, alpha, product(A, B) + np.float32(0.0) * beyond, beta)
+
+
+def writes_past_c(k, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta):
+    store(C, alpha, product(A, B), beta)
+    flat(C, M * ldc + 1)[M * ldc] = 1.0                               # the first float past C's last row
+
+
+def judge(body, seed: int = 5):
+    """The correctness verdict for a NumPy kernel: worker outcomes -> gpu.judge_outcomes."""
+    junk = Junk()
+    kernel = FakeKernel(body, junk)
+    plan = cases.correctness_cases(SPEC, seed)
+    outcomes = [worker.judge_case(kernel, junk, c.as_dict(), max(SPEC.tile)) for c in plan]
+    return gpu.judge_outcomes(SPEC, outcomes, seed, "NumPy", 1.0)
+
+
+def test_a_correct_kernel_passes_every_case():
+    result = judge(correct)
+    assert result.status == "pass", result.message_ko
+    assert "시드 5" in result.message_ko and "±Inf" in result.message_ko
+    assert all(c["outcome"] == "ok" for c in result.details["cases"])
+
+
+@pytest.mark.parametrize("body,diagnosis,words", [
+    (ldb_for_ldc, "out_of_bounds", ["ldc", "out of bounds"]),
+    (skips_nan, "reads_c_with_beta_zero", ["±Inf", "0 × Inf"]),
+    (reads_c_always, "reads_c_with_beta_zero", ["NaN", "beta = 0"]),
+    (skips_store_when_beta_zero, "unwritten_output", ["쓰지 않았습니다"]),
+    (uninit_shared, "uninitialized_shared", ["공유 메모리", "0으로 채우면 맞습니다"]),
+    (writes_a, "writes_inputs", ["입력 A", "const float*"]),
+    (fitted_to_fixed_shapes, "wrong_values", ["wrong values"]),
+    (k_off_by_one, "wrong_values", ["wrong values"]),
+    (reads_past_a, "out_of_bounds", ["out of bounds read"]),
+    (writes_past_c, "out_of_bounds", ["보호 구역", "out of bounds write"]),
+])
+def test_each_kind_of_wrong_kernel_gets_its_diagnosis_for_its_reason(body, diagnosis, words):
+    result = judge(body)
+    assert result.status == "fail" and result.diagnosis == diagnosis, result.message_ko
+    for word in words:
+        assert word in result.message_ko, (word, result.message_ko)
+    assert "처음 틀린 경우:" in result.message_ko                       # the first failing case is named
+    first = next(i for i, c in enumerate(result.details["cases"]) if c["outcome"] != "ok")
+    assert f"처음 틀린 경우: {first + 1}번째" in result.message_ko
+
+
+def test_nan_only_poison_would_miss_the_kernel_that_skips_nan():
+    """The +-Inf run is what catches it: with NaN alone every case is right."""
+    junk = Junk()
+    kernel = FakeKernel(skips_nan, junk)
+    for c in cases.correctness_cases(SPEC, 5):
+        case = c.as_dict()
+        if case["beta"] == 0.0:
+            assert worker._judge_with(kernel, junk, case, "nan", TILE)["outcome"] == "ok"
+            assert worker._judge_with(kernel, junk, case, "inf", TILE)["outcome"] == "reads_c"
+
+
+def test_the_edge_hint_is_not_given_when_a_whole_tile_case_fails():
+    result = judge(k_off_by_one)
+    assert "가장자리" not in result.message_ko
+    whole = [c for c in result.details["cases"] if not c["edge"]]
+    assert any(c["outcome"] != "ok" and c["alpha"] != 0.0 for c in whole)
+
+
+def test_the_edge_hint_is_given_only_when_every_whole_tile_case_passed():
+    def wrong_at_edges(k, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta):
+        edge = M % TILE or N % TILE or K % 32
+        store(C, alpha, product(A, B, K - 1 if edge and K > 1 else K), beta)
+
+    result = judge(wrong_at_edges)
+    assert result.diagnosis == "wrong_values" and "가장자리 블록" in result.message_ko
+
+
+def test_a_kernel_fitted_to_the_fixed_shapes_passes_them_and_fails_a_drawn_one():
+    result = judge(fitted_to_fixed_shapes)
+    outcomes = result.details["cases"]
+    assert all(c["outcome"] == "ok" for c in outcomes if not c["drawn"])
+    assert any(c["outcome"] != "ok" for c in outcomes if c["drawn"])
+
+
+def test_swapped_strides_fail_in_both_directions():
+    """Whether ldb is above or below ldc, every padded case with two rows or more catches the swap."""
+    outcomes = judge(ldb_for_ldc).details["cases"]
+    padded = [c for c in outcomes if c["M"] > 1 and c["pad_b"] != c["pad_c"]]
+    assert any(c["pad_b"] > c["pad_c"] for c in padded) and any(c["pad_b"] < c["pad_c"] for c in padded)
+    assert all(c["outcome"] != "ok" for c in padded)
+    assert all(c["outcome"] == "ok" for c in outcomes if c["M"] == 1 or c["pad_b"] == c["pad_c"])
+
+
+def test_a_kernel_that_ignores_the_leading_dimensions_is_told_so():
+    def tight_only(k, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta):
+        a = flat(A, M * K).reshape(M, K)                  # rows assumed K apart, not lda
+        store(C, alpha, (a.astype(np.float64) @ B.astype(np.float64)).astype(np.float32), beta)
+
+    result = judge(tight_only)
+    assert result.diagnosis in ("wrong_values", "out_of_bounds")
+    assert "선행 차원" in result.message_ko or "lda" in result.message_ko

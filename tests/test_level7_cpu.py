@@ -1,0 +1,333 @@
+"""Level 7 without a GPU: the cost model by hand, every form on every listed GPU, SASS facts, records."""
+from __future__ import annotations
+
+import math
+import re
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+from kernels import devices, launch, level7, registry, sass, source
+from kernels import level7_model as model
+from kernels.errors import KernelInputError
+from kernels.launch import Operand, plan
+from test_book_data import PROVENANCE  # the keys every recorded file carries
+from test_book_data import load as _load
+
+H100 = devices.profile("H100")
+H100_GBS = 3350.0
+SPEC = registry.get(level7.NAME)
+
+
+def _cand(limits, tile_name):
+    return model.ring_for(model.TILE_BY_NAME[tile_name], limits)
+
+
+# ----------------------------------------------------------------------------- the model, by hand
+
+def test_h100_peak_per_sm_and_the_rings_it_gets():
+    assert model.sm_peak_gflops(H100) == pytest.approx(128 * 1980 * 2 / 1e3)        # 506.88 GFLOP/s
+    got = {c.tile.name: (c.BK, c.STAGES, c.resident) for c in model.candidates(H100)}
+    # 128x256: 4 x 32 x 388 x 4 B = 198,656 B, one block; 128x128: 3 x 32 x 260 x 4 = 99,840 B, two blocks in
+    # 228 KiB (with 1 KiB reserved each); 64x128: 4 x 16 x 196 x 4 = 50,176 B, four blocks.
+    assert got == {"128x256": (32, 4, 1), "128x128": (32, 3, 2), "64x128": (16, 4, 4)}
+
+
+@pytest.mark.parametrize("name,expected", [
+    ("T4", {"128x256": (8, 3, 1), "128x128": (8, 3, 2), "64x128": (8, 3, 3)}),          # 64 KiB per SM
+    ("RTX3090", {"128x256": (16, 4, 1), "128x128": (16, 3, 2), "64x128": (8, 3, 4)}),   # 100 KiB per SM
+    ("L4", {"128x256": (16, 4, 1), "128x128": (16, 3, 2), "64x128": (8, 3, 4)}),
+    ("A100-40GB", {"128x256": (32, 3, 1), "128x128": (16, 4, 2), "64x128": (16, 3, 4)}),  # 164 KiB per SM
+])
+def test_each_gpu_gets_the_deepest_ring_that_keeps_its_blocks(name, expected):
+    got = {c.tile.name: (c.BK, c.STAGES, c.resident) for c in model.candidates(devices.profile(name))}
+    assert got == expected
+
+
+def test_rounds_by_hand():
+    # Blocks go one per SM first: the busiest SM gets ceil(blocks / SMs), `resident` at a time.
+    assert model.rounds(128, 4, 132) == (1,)               # 128 blocks on 132 SMs: one each, one round
+    assert model.rounds(512, 4, 132) == (4,)               # four each, all at once
+    assert model.rounds(1880, 4, 132) == (4, 4, 4, 3)      # 15 on the busiest SM: three full rounds and 3
+    assert model.rounds(2048, 1, 132) == (1,) * 16         # 8192^3 in 128 x 256 tiles: 15.5 -> 16 waves
+
+
+def test_waves_and_fill_by_hand():
+    big = _cand(H100, "128x256")
+    p = model.predict(1024, 1024, 1024, big, 1, H100, H100_GBS)
+    assert (p.tiles_m, p.tiles_n, p.blocks, p.slots, p.waves) == (8, 4, 32, 132, 1)
+    assert p.wave_fill == pytest.approx(32 / 132)
+    p = model.predict(1024, 1024, 1024, big, 4, H100, H100_GBS)
+    assert (p.k_per_split, p.blocks, p.waves) == (256, 128, 1)
+    # M = 513: five tile rows, the fifth holding one row of C; 160 blocks need two waves of 132.
+    p = model.predict(513, 8192, 8192, big, 1, H100, H100_GBS)
+    assert (p.tiles_m, p.blocks, p.waves) == (5, 160, 2)
+    assert p.tile_fill == pytest.approx(513 / 640) and p.wave_fill == pytest.approx(160 / 264)
+    two = _cand(H100, "128x128")
+    p = model.predict(4095, 4097, 4099, two, 1, H100, H100_GBS)
+    assert (p.tiles_m, p.tiles_n, p.slots, p.rounds) == (32, 33, 264, (2, 2, 2, 2)) and p.wave_fill == 1.0
+
+
+def test_time_terms_by_hand():
+    big, small = _cand(H100, "128x256"), _cand(H100, "64x128")
+    rates = {"128x256": model.Rate(efficiency=0.5, overhead_us=10.0), "64x128": model.Rate(0.5, 0.0)}
+    kw = dict(calibration=rates, launch_us=5.0, reduce_launch_us=3.0, hiding_warps=0.75, last_wave=1.0)
+    p = model.predict(1024, 1024, 1024, big, 1, H100, H100_GBS, **kw)
+    # one round of one block: 2 x 128 x 256 x 1024 FLOP at half of 506.88 GFLOP/s = 264.79 us, plus 10 us
+    assert p.gemm_us == pytest.approx(5.0 + 10.0 + 2 * 128 * 256 * 1024 / (0.5 * 506.88 * 1e3))
+    assert p.total_us == p.gemm_us and p.reduce_us == 0.0
+    slower_last = model.predict(1024, 1024, 1024, big, 1, H100, H100_GBS, **{**kw, "last_wave": 0.8})
+    assert slower_last.gemm_us - 15.0 == pytest.approx((p.gemm_us - 15.0) / 0.8)
+    # one 4-warp block alone on an SM hides latency as 4 / 4.75 does, against 16 / 16.75 for four blocks
+    lone = model.predict(1024, 1024, 1024, small, 1, H100, H100_GBS, **kw)
+    assert model.hiding(1, small) == pytest.approx((4 / 4.75) / (16 / 16.75))
+    assert lone.gemm_us == pytest.approx(5.0 + 2 * 64 * 128 * 1024 / (0.5 * model.hiding(1, small) * 506.88e3))
+    p = model.predict(1024, 1024, 1024, big, 4, H100, H100_GBS, **kw, workspace_bandwidth=2.0)
+    # four slabs of 1024 x 1024 floats written and read back: 32 MiB at 2 x 3350 GB/s, plus the launch
+    assert p.reduce_us == pytest.approx(3.0 + 2 * 4 * 1024 * 1024 * 4 / (2 * 3350 * 1e3))
+    assert p.gemm_us == pytest.approx(5.0 + 10.0 + 2 * 128 * 256 * 256 / (0.5 * 506.88 * 1e3))
+
+
+def test_slices_workspace_and_what_is_allowed():
+    assert model.slices(300, 32, 8) == (64, 5)      # 10 K tiles in 8 slices: 2 tiles deep, so only 5 exist
+    assert model.slices(4096, 32, 8) == (512, 8)
+    assert model.slices(1, 32, 16) == (32, 1)
+    assert model.workspace_ld(4097) == 4100 and model.workspace_bytes(513, 4097, 3) == 3 * 513 * 4100 * 4
+    assert model.workspace_bytes(513, 4097, 1) == 0
+    big = _cand(H100, "128x256")
+    assert model.allowed(1, 1, 1, big, 1)
+    assert not model.allowed(1000, 1000, 300, big, 8)          # would make 5 slices, not 8
+    assert not model.allowed(1000, 1000, 160, big, 2)          # slices 96 deep: shorter than 128
+    assert model.allowed(1000, 1000, 256, big, 2)
+    assert not model.allowed(8192, 8192, 8192, big, 2)         # 512 MiB of partial tiles
+    small = model.Candidate(model.TILE_BY_NAME["64x128"], 16, 4, 4)
+    assert not model.allowed(64 * 65536, 4, 4, small, 1)       # 65,536 tile rows: past grid.y
+
+
+def test_choice_is_the_fastest_prediction():
+    for shape in model.ZOO:
+        found = model.predictions(*shape, H100, H100_GBS)
+        assert found[0] == model.choose(*shape, H100, H100_GBS)
+        assert all(a.total_us <= b.total_us + 1e-6 for a, b in zip(found, found[1:]))
+
+
+# The dispatcher's choice for the zoo on the H100, with the recorded calibration (a change to the model or its
+# constants shows up here, and tools/record_shapes.py must be rerun).
+ZOO_CHOICE_H100 = {
+    (1024, 1024, 1024): ("64x128", 2), (2048, 2048, 2048): ("128x256", 1), (4096, 4096, 4096): ("128x256", 1),
+    (8192, 8192, 8192): ("128x256", 1), (4096, 11008, 4096): ("128x256", 1), (4096, 4096, 11008): ("128x256", 1),
+    (8192, 8192, 1024): ("128x256", 1), (1024, 1024, 16384): ("128x256", 8), (513, 8192, 8192): ("64x128", 8),
+    (128, 4096, 4096): ("64x128", 8), (4095, 4097, 4099): ("64x128", 1), (3000, 5000, 2000): ("64x128", 1),
+}
+
+
+def test_the_dispatchers_choice_for_the_zoo_is_stable():
+    got = {s: (p.candidate.tile.name, p.split) for s in model.ZOO for p in [model.choose(*s, H100, H100_GBS)]}
+    assert got == ZOO_CHOICE_H100
+
+
+def test_a_gpu_too_small_for_every_form_gets_a_korean_error():
+    tiny = devices.DeviceLimits(name="tiny", title="tiny", cc=(7, 5), sm_count=4, smem_per_block_optin=16 * 1024,
+                                smem_per_sm=16 * 1024, smem_reserved_per_block=0, max_threads_per_sm=1024,
+                                max_blocks_per_sm=16, clock_mhz=1000.0)
+    assert model.candidates(tiny) == []
+    with pytest.raises(ValueError):
+        model.choose(64, 64, 64, tiny, 100.0)
+    with pytest.raises(KernelInputError, match="공유 메모리"):
+        level7.plan_for(64, 64, 64, tiny, 100.0)
+
+
+def test_waves_text_reads_the_terms():
+    p = model.choose(128, 4096, 4096, H100, H100_GBS)
+    text = model.waves_text(p)
+    assert f"{p.blocks} blocks" in text and f"{p.waves} wave" in text and str(p.slots) in text
+
+
+# ----------------------------------------------------------------------------- registry, sources, launcher
+
+def _macro_defaults() -> dict:
+    text = source.read_source(level7.FILE)
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"#ifndef L7_(\w+)\n#define L7_\w+ (\d+)\n#endif", text)}
+
+
+def test_file_defaults_registry_and_dispatcher_agree():
+    assert _macro_defaults() == level7.DEFAULTS
+    assert {k: level7.DEFAULTS[k] for k in registry.LEVEL7_DEFAULT} == registry.LEVEL7_DEFAULT
+    big = _cand(H100, "128x256")
+    assert level7.defines(big, True) == {}                     # the H100's large form is the file itself
+    assert SPEC.dynamic_smem == big.smem_bytes == 198_656 and SPEC.threads == big.tile.threads
+    assert level7.defines(_cand(H100, "128x128"), False) == {
+        "L7_BN": 128, "L7_WM": 32, "L7_TN": 8, "L7_STAGES": 3, "L7_B16": 0, "L7_MIN_BLOCKS": 2}
+    assert (SPEC.level, SPEC.chapter, SPEC.dispatch, SPEC.benchmarked, SPEC.profiled) == (7, 12, "level7", False, False)
+    assert level7.NAME not in registry.benchmarked_kernels()
+    assert level7.NAME not in registry.LEVEL_REPRESENTATIVE.values()
+
+
+def test_regions_the_chapter_will_quote_exist():
+    for name in ("design", "shape", "partial-copy", "slice-copier", "slice", "ring", "guarded-store", "epilogue",
+                 "reduce", "kernel"):
+        assert source.region(level7.FILE, name)
+    assert "fixed order" in source.region(level7.FILE, "reduce")
+    assert "blockIdx.z * k_per_split" in source.region(level7.FILE, "slice")
+
+
+def _op(label, shape, ptr, strides=None):
+    rows, cols = shape
+    return Operand(label, shape, np.dtype(np.float32), strides or (cols * 4, 4), ptr, rows * cols * 4)
+
+
+@pytest.mark.parametrize("offset", [0, 4])
+def test_awkward_sizes_and_offsets_are_never_staged(offset):
+    """Edges are predicated in the kernel and misaligned B takes 4-byte copies: nothing is copied."""
+    for M, N, K in [(4095, 4097, 4099), (513, 8192, 8192), (1, 1, 1), (7, 5, 3), (1000, 1023, 1025)]:
+        p = plan(SPEC, _op("A", (M, K), (1 << 20) + offset), _op("B", (K, N), (1 << 36) + offset),
+                 _op("C", (M, N), (1 << 40) + offset))
+        assert not p.staged and (p.kernel_N, p.kernel_K) == (N, K)
+    transposed = Operand("A", (64, 32), np.dtype(np.float32), (4, 256), 1 << 20, 64 * 32 * 4)
+    assert plan(SPEC, transposed, _op("B", (32, 48), 1 << 36), None).staged_operands == ("A",)
+
+
+def test_b_copy_width_rule():
+    assert level7.b_rows_allow_16(1 << 20, 4096)
+    assert not level7.b_rows_allow_16(1 << 20, 4097)            # N = 4097: rows drift off 16-byte boundaries
+    assert not level7.b_rows_allow_16((1 << 20) + 4, 4096)      # a view 4 bytes in
+
+
+# ----------------------------------------------------------------------------- every form, compiled per cc
+
+def _forms() -> dict:
+    """(arch, tile, BK, STAGES) -> (profile names, candidate) for the rings of every listed GPU."""
+    out: dict = {}
+    for limits in devices.PROFILES.values():
+        for cand in model.candidates(limits):
+            key = (limits.arch, cand.tile.name, cand.BK, cand.STAGES)
+            out.setdefault(key, ([], cand))[0].append(limits.name)
+    return out
+
+
+FORMS = _forms()
+B4_FORMS = [key for key in FORMS if key[0] == "sm_90"]     # the 4-byte B path, checked on the H100's forms
+
+
+def _compile(job):
+    (arch, *_), cand, b16 = job
+    text = level7.source_for(cand, b16)
+    return job, sass.summarize(level7.NAME, arch, text), sass.main_loop(level7.NAME, arch, text)
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    jobs = [(key, cand, True) for key, (_, cand) in FORMS.items()]
+    jobs += [(key, FORMS[key][1], False) for key in B4_FORMS]
+    with ThreadPoolExecutor(2) as pool:     # NVRTC and cuobjdump release the GIL
+        return {(job[0], job[2]): (summary, loop) for job, summary, loop in pool.map(_compile, jobs)}
+
+
+def test_every_form_fits_every_gpu_that_gets_it(compiled):
+    """Registers as ptxas allocated them for that cc: no spills, within the launch-bounds budget, and the
+    occupancy the model assumed (blocks per SM) holds with the real count."""
+    for (arch, tile, bk, stages), (profiles, cand) in FORMS.items():
+        s, _ = compiled[((arch, tile, bk, stages), True)]
+        where = f"{tile} BK{bk}x{stages} on {arch}"
+        assert s.spills == 0 and s.local_bytes == 0 and s.stack == 0, where
+        assert s.registers <= cand.register_cap, where
+        for name in profiles:
+            limits = devices.profile(name)
+            occ = devices.occupancy(limits, cand.tile.threads, s.registers, cand.smem_bytes + s.smem_static)
+            assert occ["blocks_per_sm"] >= cand.resident, (where, name, occ)
+            assert cand.smem_bytes <= limits.smem_per_block_optin, (where, name)
+
+
+def test_cp_async_from_sm80_and_none_below(compiled):
+    for ((arch, tile, bk, stages), b16), (s, _) in compiled.items():
+        where = f"{tile} BK{bk}x{stages} b16={b16} on {arch}"
+        if arch == "sm_75":
+            assert s.ldgsts == 0 and s.ldgdepbar == 0 and s.sts_widths, where     # loads and stores through registers
+            continue
+        assert s.ldgsts > 0 and s.ldgdepbar > 0 and not s.sts_widths, where
+        wide = [op for op in s.counts if op.startswith("LDGSTS") and ".128" in op]
+        assert bool(wide) == b16, (where, sorted(op for op in s.counts if op.startswith("LDGSTS")))
+        assert set(s.lds_widths) == {"128"}, where                                  # fragments: LDS.128 only
+
+
+def test_main_loop_holds_one_whole_k_tile_of_ffma(compiled):
+    for ((arch, tile, bk, stages), b16), (_, loop) in compiled.items():
+        t = model.TILE_BY_NAME[tile]
+        ffma = sum(inst.startswith("FFMA") for _, inst in loop)
+        assert ffma == bk * t.TM * t.TN, f"{tile} BK{bk} on {arch}: {ffma} FFMA in the main loop"
+
+
+def test_four_byte_b_copies_issue_four_times_as_many_b_copies(compiled):
+    for key in B4_FORMS:
+        def ldgsts(b16):
+            return sum(inst.startswith("LDGSTS") for _, inst in compiled[(key, b16)][1])
+        t, bk = model.TILE_BY_NAME[key[1]], key[2]
+        a_copies = t.BM * bk // t.threads       # one float of A per copy (it is transposed on arrival)
+        b_copies = t.BN * bk // t.threads       # in floats: 16-byte copies carry four
+        assert ldgsts(True) == a_copies + b_copies // 4 and ldgsts(False) == a_copies + b_copies, key
+
+
+# ----------------------------------------------------------------------------- recorded results
+
+
+
+def test_calibration_in_the_code_is_the_recorded_fit():
+    data = _load("level7_tuning.json")
+    for key in PROVENANCE:
+        assert data.get(key), key
+    fit = data["fit"]
+    for tile, rate in model.CALIBRATION.items():
+        assert rate.efficiency == pytest.approx(fit["calibration"][tile]["efficiency"], rel=1e-3), tile
+        assert rate.overhead_us == pytest.approx(fit["calibration"][tile]["overhead_us"], rel=1e-3, abs=1e-3), tile
+    for name, key in (("LAUNCH_US", "launch_us"), ("REDUCE_LAUNCH_US", "reduce_launch_us"),
+                      ("WORKSPACE_BANDWIDTH", "workspace_bandwidth"), ("HIDING_WARPS", "hiding_warps"),
+                      ("LAST_WAVE", "last_wave")):
+        assert getattr(model, name) == pytest.approx(fit[key], rel=1e-3, abs=1e-3), name
+    assert fit["median_abs_error"] < 0.03
+    assert all(r["rel_error"] < 1e-5 for r in data["rows"])
+    for c in data["choices"]:
+        assert c["regret"] >= 1.0
+
+
+def test_shape_zoo_record_is_complete():
+    data = _load("shapes.json")
+    for key in PROVENANCE + ("sm_count", "peak_gflops"):
+        assert data.get(key), key
+    # A record rebuilt from its run's log (the JSON did not come back) says so and keeps the log.
+    rebuilt = data.get("reconstructed_from_log")
+    assert not rebuilt or (rebuilt["why"] and rebuilt["checked"] and data["log"])
+    kernels = [registry.LEVEL_REPRESENTATIVE[lv] for lv in sorted(registry.LEVEL_REPRESENTATIVE)] + [level7.NAME]
+    assert data["kernels"] == kernels and [tuple(s) for s in data["zoo"]] == list(model.ZOO)
+    d = data["level7_device"]
+    limits = devices.DeviceLimits(**{**d["limits"], "cc": tuple(int(v) for v in d["limits"]["cc"].split("."))})
+    for shape in model.ZOO:
+        at = {r["kernel"]: r for r in data["rows"] if (r["M"], r["N"], r["K"]) == shape}
+        assert set(at) == {"cublas", *kernels}, shape
+        for name, r in at.items():
+            if "min_ms" in r or name == "cublas" or not rebuilt:
+                assert r["min_ms"] <= r["median_ms"] <= r["max_ms"], (shape, name)
+            assert r["gflops"] == pytest.approx(2.0 * math.prod(shape) / (r["median_ms"] * 1e6), rel=1e-6)
+            if name != "cublas":
+                assert (r["rel_error"] is None and rebuilt) or r["rel_error"] < 1e-5, (shape, name)
+                assert r["pct_cublas"] == pytest.approx(100 * r["cublas_ms"] / r["median_ms"], rel=1e-6)
+        l7 = at[level7.NAME]
+        assert not l7["staged"], shape                                  # no operand copied, whatever the shape
+        expected = model.choose(*shape, limits, d["bandwidth_gbs"])
+        assert (l7["choice"]["tile"], l7["choice"]["split"]) == (expected.candidate.tile.name, expected.split)
+    ratios = data["summary"]["level7_over_cublas"]
+    assert set(ratios) == {"x".join(map(str, s)) for s in model.ZOO}
+    assert data["summary"]["geometric_mean"] == pytest.approx(
+        math.exp(sum(math.log(v) for v in ratios.values()) / len(ratios)))
+
+
+def test_experiments_record_both_questions():
+    data = _load("level7_experiments.json")
+    for key in PROVENANCE:
+        assert data.get(key), key
+    rotated = [r for r in data["rows"] if r["variant"].get("knobs") == {"ROTATE": 1}]
+    narrow = [r for r in data["rows"] if r["variant"].get("b16") is False]
+    assert rotated and narrow
+    for r in data["rows"]:
+        assert all(e < 1e-5 for e in r["rel_errors"]), r
+        assert r["speedup"] == pytest.approx(r["shipped_ms"] / r["variant_ms"])

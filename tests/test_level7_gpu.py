@@ -1,0 +1,148 @@
+"""Level 7 on a GPU: every path the dispatcher can take, against cuBLAS (run with `make gpu-test`).
+
+Paths: every tile in the form each listed GPU gets (its ring), every split count the dispatcher may
+choose, B in 16-byte and in 4-byte copies, C stored as float4 and element by element, and the path
+below compute capability 8.0 (PTX for compute_75: no cp.async), on shapes that cut every tile, every
+K tile and every K slice. Inputs are never zeros; with beta = 0, C starts as NaN (it must not be read);
+errors are relative Frobenius norms against cuBLAS with TF32 off (kernels/check.py).
+"""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from kernels import devices, launch, level7, registry
+from kernels import level7_model as model
+from kernels.check import ALPHA_BETA_CASES, REL_TOLERANCE, REQUIRED_SHAPES, compare, random_matrix, reference
+
+pytestmark = pytest.mark.gpu
+
+# Shapes that cut the 128- and 64-row tiles, the 256- and 128-column tiles, the K tiles (8, 16, 32) and
+# the slices, with N odd (the straddling 16-byte group of B), N = 1 and K = 1.
+SHAPES = REQUIRED_SHAPES + [(130, 261, 300), (64, 128, 1024), (257, 4, 129), (2, 1, 700), (200, 300, 1)]
+SPLITS = (1, 2, 3, 4, 8, 16)
+LAYOUTS = ({}, {"offset": 1}, {"ld_pad": 3}, {"ld_pad": 4}, {"transposed": True})
+
+
+def forms() -> list[tuple[str, model.Candidate]]:
+    """Every (listed GPU, tile in the ring that GPU gets), one entry per distinct compiled form."""
+    seen, out = set(), []
+    for limits in devices.PROFILES.values():
+        for cand in model.candidates(limits):
+            key = (cand.tile.name, cand.BK, cand.STAGES)
+            if key not in seen:
+                seen.add(key)
+                out.append((limits.name, cand))
+    return out
+
+
+def _check(launch_obj, C, ref_ab, C0, alpha, beta, where):
+    launch_obj()
+    expected = alpha * ref_ab + (beta * C0 if beta != 0.0 else 0.0)
+    err, _, non_finite = compare(C, expected)
+    assert non_finite == 0, f"{where}: {non_finite} NaN/Inf outputs (unwritten, or C read with beta = 0)"
+    assert err <= REL_TOLERANCE, f"{where}: rel.err {err:.2e}"
+
+
+def _run_case(M, N, K, seed, alpha, beta, layout=None, **force):
+    """One launch, forced or dispatched, checked against cuBLAS; returns the launch."""
+    import cupy
+
+    layout = layout or {}
+    A = random_matrix(M, K, seed, **layout)
+    B = random_matrix(K, N, seed + 1, **layout)
+    C = random_matrix(M, N, seed + 2, **layout)
+    C0 = C.copy()
+    ab = reference(A, B, None, 1.0, 0.0)
+    if beta == 0.0:
+        C.fill(cupy.nan)
+    prepared = level7.prepare(A, B, C, alpha, beta, **force)
+    where = f"{M}x{N}x{K} a={alpha} b={beta} {layout} {prepared.describe()} force={force}"
+    _check(prepared, C, ab, C0, alpha, beta, where)
+    return prepared
+
+
+@pytest.mark.parametrize("profile,cand", forms(), ids=lambda x: x.name if hasattr(x, "name") else str(x))
+def test_every_form_every_split_both_b_widths(profile, cand, monkeypatch):
+    """Each compiled form a listed GPU gets, run here with that GPU's limits, at every split it may take."""
+    monkeypatch.setenv(devices.PROFILE_ENV, profile)
+    for i, (M, N, K) in enumerate(SHAPES):
+        for split in SPLITS:
+            for b16 in (None, False):
+                alpha, beta = ALPHA_BETA_CASES[(i + split) % len(ALPHA_BETA_CASES)]
+                prepared = _run_case(M, N, K, 10 * i + split, alpha, beta, tile=cand.tile.name, split=split, b16=b16)
+                assert (prepared.choice.candidate.BK, prepared.choice.candidate.STAGES) == (cand.BK, cand.STAGES)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS, ids=str)
+def test_layouts_take_the_direct_path_where_they_can(layout):
+    """Offset views and padded rows need no staging (4-byte B copies, element-wise C stores); only a
+    transposed (not row-major) operand is copied."""
+    for i, (M, N, K) in enumerate(SHAPES):
+        for split in (1, 3):
+            prepared = _run_case(M, N, K, 300 + i, 1.5, 0.5, layout, split=split)
+            # A transposed view is copied, unless it is one row or one column (then it is row-major too).
+            not_row_major = layout.get("transposed") and any(r > 1 and c > 1 for r, c in ((M, K), (K, N), (M, N)))
+            assert bool(prepared.staged) == bool(not_row_major), prepared.describe()
+            if layout.get("offset"):
+                assert not prepared.b16, prepared.describe()    # B starts 4 bytes past a 16-byte boundary
+
+
+def test_padded_rows_with_odd_n_use_16_byte_copies_of_the_group_inside():
+    """ld_pad = 4 with N odd: rows stay 16-byte aligned, and the last group of B straddles N."""
+    prepared = _run_case(129, 257, 63, 7, 1.0, 0.0, {"ld_pad": 3}, split=2)
+    assert prepared.plan.ldb == 260 and prepared.b16
+
+
+def test_the_dispatcher_on_random_shapes_and_layouts():
+    rng = random.Random(7)
+    for i in range(150):
+        M, N, K = rng.randint(1, 700), rng.randint(1, 700), rng.randint(1, 3000)
+        alpha, beta = rng.choice(ALPHA_BETA_CASES)
+        _run_case(M, N, K, 500 + i, alpha, beta, rng.choice(LAYOUTS))
+
+
+@pytest.mark.parametrize("tile,b16", [("128x256", True), ("128x128", False), ("64x128", True)])
+def test_below_sm80_path_compiled_as_compute_75_ptx(tile, b16):
+    """The T4's path (cp.async compiles to plain loads and stores), translated by this GPU's driver."""
+    for i, (M, N, K) in enumerate([(33, 65, 17), (129, 260, 300), (200, 132, 1025)]):
+        for split in (1, 3):
+            _run_case(M, N, K, 700 + i, -1.5, 0.25 if split == 3 else 0.0, tile=tile, split=split,
+                      b16=b16 if N % 4 == 0 else False, ptx_arch="compute_75")
+
+
+def test_results_are_bitwise_identical_run_to_run():
+    """No float atomics: the reduction adds the slices in a fixed order, so C is the same to the last bit."""
+    import cupy
+
+    for M, N, K, split in [(300, 400, 5000, 8), (128, 4096, 4096, 8), (1000, 1023, 1025, 1)]:
+        A, B = random_matrix(M, K, 1), random_matrix(K, N, 2)
+        C0 = random_matrix(M, N, 3)
+        results = []
+        for _ in range(3):
+            C = C0.copy()
+            level7.prepare(A, B, C, 0.75, 0.5, split=split)()
+            results.append(C.view(cupy.uint32).copy())
+        assert all(bool(cupy.array_equal(results[0], r)) for r in results[1:]), (M, N, K, split)
+
+
+def test_registry_path_runs_the_dispatcher_and_unpacks_like_every_level():
+    import cupy
+
+    A, B = random_matrix(128, 4096, 1), random_matrix(4096, 1024, 2)
+    C = cupy.full((128, 1024), cupy.nan, dtype=cupy.float32)
+    prepared = launch.prepare("sgemm_shape_aware", A, B, C)
+    assert isinstance(prepared, level7.ShapeAwareLaunch) and prepared.split > 1
+    kernel, grid, block, args, out = prepared
+    kernel(grid, block, args)
+    err, _, bad = compare(out, reference(A, B, None, 1.0, 0.0))
+    assert bad == 0 and err <= REL_TOLERANCE
+    assert registry.get("sgemm_shape_aware").dispatch == "level7"
+
+
+def test_the_zoo_shapes_are_correct_with_the_dispatchers_choice():
+    """The shapes tools/record_shapes.py times, at the configuration it records (skipping the largest)."""
+    for i, (M, N, K) in enumerate(model.ZOO):
+        if M * N * K <= 2 * 4096**3:
+            _run_case(M, N, K, 900 + i, 1.0, 0.0)

@@ -1,0 +1,265 @@
+"""Measure Level 7's tiles and K splits on the zoo shapes beside cuBLAS, and fit the cost model to them.
+
+    python tools/tune_level7.py [--out book/data/level7_tuning.json] [--shape 1024x1024x1024 ...]
+
+For each zoo shape, each tile in this GPU's ring and each split the dispatcher may take (split 1, or any
+split that keeps the launch within MAX_WAVES waves), the launch is checked against cuBLAS (NaN-poisoned C)
+and timed in alternation with it; the GEMM and the reduction are also timed alone. Then the cost model's
+constants (kernels/level7_model.py: CALIBRATION, LAUNCH_US, WORKSPACE_BANDWIDTH) are fitted to the total
+times by least squares on relative errors, and the fitted model's choice for every shape is compared with
+the fastest measured option (its regret). The model stays the rule; the fit only sets its rates.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+os.environ.setdefault("CUPY_TF32", "0")
+
+from kernels import bench, check, level7, record  # noqa: E402
+from kernels.device import today as device_today  # noqa: E402
+from record_shapes import beside_cublas  # noqa: E402  (tools/ is on sys.path when a tool runs)
+from kernels import level7_model as model  # noqa: E402
+
+MAX_WAVES = 10         # splits beyond this many waves only add reduction traffic
+SECONDS_PER_CASE = 0.5 # timing budget of one (shape, tile, split), both sides of the alternation
+MIN_REPS, MAX_REPS = 5, 40
+
+
+def parse_shape(text: str) -> tuple[int, int, int]:
+    M, N, K = (int(v) for v in text.lower().split("x"))
+    return M, N, K
+
+
+def swept(M: int, N: int, K: int, cands) -> list[model.Prediction]:
+    out = []
+    for cand in cands:
+        for split in model.SPLITS:
+            if not model.allowed(M, N, K, cand, split):
+                continue
+            p = model.predict(M, N, K, cand, split, *level7.device_model())
+            if split == 1 or p.waves <= MAX_WAVES:
+                out.append(p)
+    return out
+
+
+def reps_for(ms_each: float) -> int:
+    return max(MIN_REPS, min(MAX_REPS, int(SECONDS_PER_CASE * 1e3 / max(ms_each, 1e-3))))
+
+
+def measure_shape(M: int, N: int, K: int, cands) -> list[dict]:
+    import cupy
+
+    A, B, C, ref, cublas, t_cublas = beside_cublas(M, N, K)
+    rows = []
+    for p in swept(M, N, K, cands):
+        c = p.candidate
+        prepared = level7.prepare(A, B, C, tile=c.tile.name, split=p.split)
+        C.fill(cupy.nan)
+        prepared()
+        err, _, bad = check.compare(C, ref)
+        reps = reps_for(t_cublas + p.total_us / 1e3)
+        t_cb, t = bench.interleaved_timings(cublas, prepared, warmup=2, reps=reps)
+        gemm, reduce = prepared.parts()
+        t_gemm = bench.time_callable(gemm, 1, max(3, reps // 3)).median_ms
+        t_reduce = bench.time_callable(reduce, 1, max(3, reps // 3)).median_ms if reduce else 0.0
+        row = {"M": M, "N": N, "K": K, "tile": c.tile.name, "BK": c.BK, "STAGES": c.STAGES, "resident": c.resident,
+               "split": p.split, "k_per_split": p.k_per_split, "blocks": p.blocks, "waves": p.waves,
+               "b16": prepared.b16, "rel_error": float("nan") if bad else err, "reps": reps,
+               "median_ms": t.median_ms, "min_ms": t.min_ms, "max_ms": t.max_ms, "cublas_ms": t_cb.median_ms,
+               "pct_cublas": 100 * t_cb.median_ms / t.median_ms, "gemm_ms": t_gemm, "reduce_ms": t_reduce,
+               "gflops": 2.0 * M * N * K / (t.median_ms * 1e6), "model_before_us": p.total_us}
+        rows.append(row)
+        print(f"  {M}x{N}x{K} {c.tile.name:>7} BK{c.BK}x{c.STAGES} split {p.split:>2} waves {p.waves:>2} "
+              f"b16={int(prepared.b16)} {t.median_ms:8.3f} ms  {row['pct_cublas']:6.1f}% cuBLAS  "
+              f"gemm {t_gemm:.3f} red {t_reduce:.3f}  err {err:.1e}", flush=True)
+        del prepared
+    del A, B, C, ref, cublas
+    cupy.get_default_memory_pool().free_all_blocks()
+    return rows
+
+
+# --------------------------------------------------------------------------- the fit
+
+# The two constants that enter the model non-linearly are found by a grid search; for each pair the others
+# follow by linear least squares.
+HIDING_GRID = [0.25 * i for i in range(33)]             # warps
+LAST_WAVE_GRID = [0.85 + 0.005 * i for i in range(31)]
+
+
+def features(row: dict, limits, bandwidth: float, hiding_warps: float, last_wave: float) -> dict:
+    """The model's terms for one measured row, each multiplying one unknown constant (kernels/level7_model.py
+    predict: launch + waves x overhead + rounds' FLOPs / (peak x efficiency x hiding x last) + reduction)."""
+    cand = model.Candidate(model.TILE_BY_NAME[row["tile"]], row["BK"], row["STAGES"], row["resident"])
+    p = model.predict(row["M"], row["N"], row["K"], cand, row["split"], limits, bandwidth)
+    tile = row["tile"]
+    f = {"launch": 1.0, f"overhead:{tile}": float(p.waves), f"inv_efficiency:{tile}": 0.0}
+    for i, c in enumerate(p.rounds):
+        speed = model.hiding(c, cand, hiding_warps) * (last_wave if i == len(p.rounds) - 1 else 1.0)
+        f[f"inv_efficiency:{tile}"] += c * p.block_flops / (speed * model.sm_peak_gflops(limits) * 1e3)
+    if p.split > 1:
+        f["reduce_launch"] = 1.0
+        f["inv_bandwidth"] = model.workspace_traffic(row["M"], row["N"], p.split) / (bandwidth * 1e3)
+    return f
+
+
+def nonnegative_lstsq(rows: list[dict], names: list[str], targets: list[float], weights: list[float]) -> dict:
+    """Weighted least squares of relative errors with every constant >= 0 (a negative one is pinned at 0)."""
+    import numpy as np
+
+    free = list(names)
+    while True:
+        X = np.array([[r.get(n, 0.0) / y * w for n in free] for r, y, w in zip(rows, targets, weights)])
+        sol, *_ = np.linalg.lstsq(X, np.array(weights), rcond=None)
+        negative = [n for n, v in zip(free, sol) if v < 0]
+        if not negative:
+            out = dict.fromkeys(names, 0.0)
+            out.update(zip(free, (float(v) for v in sol)))
+            return out
+        free.remove(min(negative, key=lambda n: sol[free.index(n)]))
+
+
+def fit(rows: list[dict], limits, bandwidth: float) -> dict:
+    """Constants that minimise the weighted relative error. Each shape weighs as much as the others in total
+    (rows weighted 1 / sqrt(rows of that shape)): the splits of small shapes must not outvote the few rows
+    of the large ones."""
+    from collections import Counter
+
+    usable = [r for r in rows if r["rel_error"] < check.REL_TOLERANCE]
+    per_shape = Counter((r["M"], r["N"], r["K"]) for r in usable)
+    weights = [per_shape[(r["M"], r["N"], r["K"])] ** -0.5 for r in usable]
+    targets = [1e3 * r["median_ms"] for r in usable]
+    best = None
+    for hiding_warps in HIDING_GRID:
+        for last_wave in LAST_WAVE_GRID:
+            feats = [features(r, limits, bandwidth, hiding_warps, last_wave) for r in usable]
+            names = sorted({k for f in feats for k in f})
+            sol = nonnegative_lstsq(feats, names, targets, weights)
+            sse = sum((w * (sum(f.get(n, 0.0) * sol[n] for n in f) / y - 1)) ** 2
+                      for f, y, w in zip(feats, targets, weights))
+            if best is None or sse < best[0]:
+                best = (sse, hiding_warps, last_wave, sol)
+    _, hiding_warps, last_wave, sol = best
+    tiles = sorted({r["tile"] for r in usable}, key=lambda t: list(model.TILE_BY_NAME).index(t))
+    f = {
+        "calibration": {t: {"efficiency": 1.0 / sol[f"inv_efficiency:{t}"], "overhead_us": sol[f"overhead:{t}"]}
+                        for t in tiles},
+        "hiding_warps": hiding_warps, "last_wave": last_wave,
+        "launch_us": sol["launch"], "reduce_launch_us": sol.get("reduce_launch", 0.0),
+        "workspace_bandwidth": 1.0 / sol["inv_bandwidth"] if sol.get("inv_bandwidth") else None,
+        "bandwidth_gbs": bandwidth, "rows_fitted": len(usable), "weights": "1 / sqrt(rows of the shape)",
+    }
+    kw = fitted_model(f)
+    errors = []
+    for r in usable:
+        cand = model.Candidate(model.TILE_BY_NAME[r["tile"]], r["BK"], r["STAGES"], r["resident"])
+        r["model_fit_us"] = model.predict(r["M"], r["N"], r["K"], cand, r["split"], limits, bandwidth, **kw).total_us
+        errors.append(abs(r["model_fit_us"] / (1e3 * r["median_ms"]) - 1))
+    f["median_abs_error"] = sorted(errors)[len(errors) // 2]
+    f["max_abs_error"] = max(errors)
+    return f
+
+
+def fitted_model(f: dict) -> dict:
+    return {"calibration": {t: model.Rate(v["efficiency"], v["overhead_us"]) for t, v in f["calibration"].items()},
+            "launch_us": f["launch_us"], "reduce_launch_us": f["reduce_launch_us"],
+            "workspace_bandwidth": f["workspace_bandwidth"] or model.WORKSPACE_BANDWIDTH,
+            "hiding_warps": f["hiding_warps"], "last_wave": f["last_wave"]}
+
+
+def choices(rows: list[dict], f: dict, limits, bandwidth: float) -> list[dict]:
+    """Per shape: the fastest measured option, the fitted model's pick among the measured ones, its regret."""
+    kw = fitted_model(f)
+    out = []
+    for shape in sorted({(r["M"], r["N"], r["K"]) for r in rows}, key=lambda s: model.ZOO.index(s)
+                        if s in model.ZOO else 99):
+        at = [r for r in rows if (r["M"], r["N"], r["K"]) == shape and r["rel_error"] < check.REL_TOLERANCE]
+        best = min(at, key=lambda r: r["median_ms"])
+        pick = min(at, key=lambda r: (r["model_fit_us"], r["split"]))
+        overall = model.choose(*shape, limits, bandwidth, **kw)
+        out.append({"M": shape[0], "N": shape[1], "K": shape[2],
+                    "best": {k: best[k] for k in ("tile", "split", "median_ms", "pct_cublas")},
+                    "model": {k: pick[k] for k in ("tile", "split", "median_ms", "pct_cublas")},
+                    "model_overall": {"tile": overall.candidate.tile.name, "split": overall.split,
+                                      "predicted_us": overall.total_us},
+                    "regret": pick["median_ms"] / best["median_ms"]})
+    return out
+
+
+def report(f: dict, picked: list[dict]) -> None:
+    print(f"\nfit: {json.dumps(f)}")
+    print(f"{'shape':>18} {'best measured':>22} {'model pick':>22} {'regret':>7} {'overall pick':>16}")
+    for c in picked:
+        shape = f"{c['M']}x{c['N']}x{c['K']}"
+        best = f"{c['best']['tile']}/{c['best']['split']} {c['best']['pct_cublas']:.0f}%"
+        pick = f"{c['model']['tile']}/{c['model']['split']} {c['model']['pct_cublas']:.0f}%"
+        over = f"{c['model_overall']['tile']}/{c['model_overall']['split']}"
+        print(f"{shape:>18} {best:>22} {pick:>22} {c['regret']:7.3f} {over:>16}")
+    geo = math.exp(sum(math.log(c["model"]["pct_cublas"] / 100) for c in picked) / len(picked))
+    print(f"geometric mean of the model's picks: {geo:.3f} of cuBLAS")
+
+
+def refit(path: str, profile: str) -> int:
+    """Fit the model again to the rows a sweep recorded (no GPU): for a change of the model's form."""
+    from kernels import devices
+
+    with open(path, encoding="utf-8") as fh:
+        data = json.load(fh)
+    d = data.get("device_model")
+    limits = devices.profile(profile) if d is None else devices.DeviceLimits(
+        **{**d["limits"], "cc": tuple(int(v) for v in d["limits"]["cc"].split("."))})
+    bandwidth = data["fit"]["bandwidth_gbs"] if d is None else d["bandwidth_gbs"]
+    data["device_model"] = {"limits": limits.as_dict(), "bandwidth_gbs": bandwidth}
+    data["fit"] = fit(data["rows"], limits, bandwidth)
+    data["choices"] = choices(data["rows"], data["fit"], limits, bandwidth)
+    data["refit"] = {"command": f"python tools/tune_level7.py --refit {path} --profile {profile}",
+                     "date": device_today(), "git_commit": record.git_commit(),
+                     "note": "fit and choices recomputed from the measured rows above (the model's form changed)"}
+    report(data["fit"], data["choices"])
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=1, ensure_ascii=False)
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--shape", action="append", default=[], type=parse_shape, help="MxNxK (default: the zoo)")
+    ap.add_argument("--refit", metavar="JSON", help="refit the model to a recorded sweep (no GPU needed)")
+    ap.add_argument("--profile", default="H100", help="with --refit, when the file does not record the GPU")
+    args = ap.parse_args()
+    if args.refit:
+        return refit(args.refit, args.profile)
+    shapes = args.shape or list(model.ZOO)
+    limits, bandwidth = level7.device_model()
+    cands = model.candidates(limits)
+    print(f"{limits.name}: {', '.join(c.name + f' ({c.resident}/SM)' for c in cands)}; DRAM {bandwidth:.0f} GB/s",
+          flush=True)
+    record.spin_up(2.0)
+    start = time.perf_counter()
+    rows = []
+    for M, N, K in shapes:
+        rows += measure_shape(M, N, K, cands)
+    f = fit(rows, limits, bandwidth)
+    picked = choices(rows, f, limits, bandwidth)
+    report(f, picked)
+    print(f"({time.perf_counter() - start:.0f} s)")
+    if args.out:
+        result = record.provenance("python tools/tune_level7.py --out " + args.out)
+        result.update({"method": __doc__.strip().split("\n\n", 2)[2], "max_waves": MAX_WAVES,
+                       "device_model": {"limits": limits.as_dict(), "bandwidth_gbs": bandwidth},
+                       "candidates": [{"tile": c.tile.name, "BK": c.BK, "STAGES": c.STAGES, "resident": c.resident,
+                                       "smem_bytes": c.smem_bytes} for c in cands],
+                       "rows": rows, "fit": f, "choices": picked})
+        with open(args.out, "w", encoding="utf-8") as fh:
+            json.dump(result, fh, indent=1, ensure_ascii=False)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
