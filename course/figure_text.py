@@ -148,8 +148,16 @@ def _is_number(value) -> bool:
     return isinstance(value, Number) and not isinstance(value, bool) and not math.isnan(float(value))
 
 
-def _series_name(trace: dict, index: int) -> str:
-    return plain(trace.get("name")) or f"{_trace_kind(trace)} {index + 1}"
+def _series_name(trace: dict, index: int, layout: dict) -> str:
+    """The series' own name; an unnamed one is called by what it plots (its value axis, numbered
+    after the first), never "계열 1". (mirrored)"""
+    own = plain(trace.get("name"))
+    if own:
+        return own
+    axis = _value_axis(layout, trace)
+    if axis:
+        return axis if index == 0 else f"{axis} {index + 1}"
+    return f"{_trace_kind(trace)} {index + 1}"
 
 
 def _points(trace: dict) -> list[dict]:
@@ -212,11 +220,11 @@ def _labelled(p: dict) -> tuple[str, dict]:
     return number(p["category"]), p
 
 
-def _point_of_categories(traces: list[dict]) -> str:
+def _point_of_categories(traces: list[dict], layout: dict) -> str:
     """Bars or labelled points: the highest and the lowest. With several series, where there are more
     series than categories (kernels side by side at a few sizes) they are compared at the last
     category; otherwise each series (up to two) is read on its own."""
-    series = [(_series_name(t, i), _points(t)) for i, t in enumerate(traces)]
+    series = [(_series_name(t, i, layout), _points(t)) for i, t in enumerate(traces)]
     series = [(name, pts) for name, pts in series if pts]
     if not series:
         return ""
@@ -259,10 +267,10 @@ def _point_of_lines(traces: list[dict], layout: dict) -> str:
         pts = _points(trace)
         bend = _bend(pts)
         if bend is not None:
-            bends.append(f"{_series_name(trace, i)} {number(bend['category'])}")
+            bends.append(f"{_series_name(trace, i, layout)} {number(bend['category'])}")
         elif pts:
             high = max(pts, key=lambda p: p["value"])
-            peaks.append(f"{_series_name(trace, i)} {number(high['category'])}({_shown(high)})")
+            peaks.append(f"{_series_name(trace, i, layout)} {number(high['category'])}({_shown(high)})")
     parts = ([f"선이 꺾이는 곳({xtitle}): " + ", ".join(bends)] if bends else []) + \
             ([f"가장 높은 곳({xtitle}): " + ", ".join(peaks)] if peaks else [])
     return "; ".join(parts) + "." if parts else ""
@@ -299,7 +307,7 @@ def point_sentence(spec: dict) -> str:
     lines = [t for t in panel if t.get("type", "scatter") == "scatter" and "lines" in (t.get("mode") or "lines+markers")]
     if lines and all(_is_number(p["category"]) for t in lines for p in _points(t)):
         return _point_of_lines(lines, layout)
-    return _point_of_categories(panel)
+    return _point_of_categories(panel, layout)
 
 
 # ----------------------------------------------------------------------------- description
@@ -343,9 +351,11 @@ def _summary(trace: dict) -> str:
 def _series_label(trace: dict, index: int, spec: dict) -> str:
     """'<name> (<kind>)', with the value axis where the figure has several panels (a measured chart
     draws each kernel twice: GFLOP/s and % of cuBLAS). (mirrored)"""
+    layout = spec.get("layout", {})
+    name = _series_name(trace, index, layout)
     panels = len({_axes(t) for t in data_traces(spec)})
-    axis = _value_axis(spec.get("layout", {}), trace) if panels > 1 else ""
-    return f"{_series_name(trace, index)} ({axis + ', ' if axis else ''}{_trace_kind(trace)})"
+    axis = _value_axis(layout, trace) if panels > 1 and not name.startswith(_value_axis(layout, trace)) else ""
+    return f"{name} ({axis + ', ' if axis else ''}{_trace_kind(trace)})"
 
 
 def _series_sentence(trace: dict, index: int, detailed: bool, spec: dict) -> str:
@@ -532,7 +542,7 @@ def _series_table(traces: list[dict], layout: dict, caption: str) -> dict | None
         points, cut = _thinned(_points(trace))
         thinned = thinned or cut
         for p in points:
-            rows.append({"series": _series_name(trace, index), "category": number(p["category"]),
+            rows.append({"series": _series_name(trace, index, layout), "category": number(p["category"]),
                          "value": number(p["value"]), "shown": p["shown"], "hover": p["hover"]})
     if not rows:
         return None

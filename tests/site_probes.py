@@ -289,6 +289,13 @@ SIZES = """() => [...document.querySelectorAll('div.course-figure')].filter(g =>
   .map(g => [g.id, Math.round(g.getBoundingClientRect().width), g._fullLayout.width, g.courseNarrow])"""
 
 
+# The theme's tab stops are up to date: each box it watches (pydata-sphinx-theme's
+# addTabStopsToScrollableElements) is focusable exactly while it overflows.
+SCROLL_BOXES_MARKED = """() => [...document.querySelectorAll(
+    'pre, .nboutput > .output_area, .cell_output > .output, .jp-RenderedHTMLCommon, .pst-scrollable-table-container')]
+  .every(e => e.tabIndex === ((e.scrollWidth > e.clientWidth || e.scrollHeight > e.clientHeight) ? 0 : -1))"""
+
+
 def reflow_at(tab, viewport: dict) -> dict:
     tab.set_viewport_size(viewport)
     try:
@@ -296,7 +303,10 @@ def reflow_at(tab, viewport: dict) -> dict:
     except Exception as exc:                       # say which figure did not follow the new width
         raise AssertionError(f"{tab.url} at {viewport}: figures [id, width, plotted width, narrow] "
                              f"{tab.evaluate(SIZES)}") from exc
-    tab.wait_for_timeout(400)                      # the theme marks scroll boxes 300 ms after a resize
+    try:                                           # the theme marks scroll boxes 300 ms after a resize
+        tab.wait_for_function(SCROLL_BOXES_MARKED, timeout=5_000)
+    except Exception:                              # not marked: REFLOW reports the box unfocusable
+        pass
     return {"page": tab.evaluate(REFLOW), "figures": tab.evaluate(FIGURE_LAYOUT)}
 
 

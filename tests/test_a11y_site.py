@@ -255,7 +255,11 @@ def test_keyboard_only_checkpoint_sliders_and_hidden_code(browser, site_url, sit
             assert found and found[-1]["self"] == "true", f"no self-assessment button reached for {q.id}"
             page.keyboard.press("Enter")
         quiz = page.locator('.course-quiz[data-module="6"]')
-        page.wait_for_timeout(300)
+        try:                                       # the last verdict makes the attempt final
+            page.wait_for_function("""() => document.querySelector('.course-quiz[data-module="6"]')
+                                         .dataset.quizState === 'final'""", timeout=5_000)
+        except Exception:                          # not final: the assertion below says why
+            pass
         state = page.evaluate("""() => { const q = document.querySelector('.course-quiz[data-module="6"]');
             return [q.dataset.quizState, (q.querySelector('[data-quiz-submit-warning]') || {}).textContent,
                     [...q.querySelectorAll('[data-quiz-status]')].map(b => b.getAttribute('data-quiz-status'))]; }""")

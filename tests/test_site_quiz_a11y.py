@@ -8,8 +8,9 @@
 - the result box is in the page (empty, a live region) before grading, and after grading the focus
   is on it; after a self-assessment verdict the focus stays on the pressed button (or, once final,
   the result); after '다시 풀기' it is on the quiz's title;
-- in forced colours (Windows high contrast) the key, the feedback's status bar and the pressed
-  맞음/틀림 stay visible (outlines, borders and system colours, not background tints);
+- in forced colours (Windows high contrast) the key (on a practice quiz: a checkpoint shows none),
+  the feedback's status bar and the pressed 맞음/틀림 stay visible (outlines, borders and system
+  colours, not background tints);
 - a locked chapter offers no Tab stop into its hidden sections (the theme's table of contents) and no
   download of its source.
 """
@@ -125,16 +126,24 @@ FORCED = """() => {
 }"""
 
 
+def practice_module() -> int:
+    """The first module whose quiz is practice (not a checkpoint, not locked): it shows the key."""
+    settings = load_settings()
+    return next(int(m) for m in sorted(settings.pages, key=int)
+                if int(m) not in settings.checkpoints and int(m) not in settings.gates)
+
+
 def test_key_feedback_and_pressed_state_stay_visible_in_forced_colours(browser, site_url):
-    bank = load_bank(6)
+    module = practice_module()
+    bank = load_bank(module)
     free = next((q for q in bank.questions if q.type == "free"), None)
     if free is None:
-        pytest.skip("module 6 has no free question to self-assess")
+        pytest.skip(f"module {module} has no free question to self-assess")
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ko-KR", forced_colors="active")
     page = context.new_page()
     try:
-        page.goto(chapter(site_url, 6), wait_until="load")
-        box = quiz(page, 6)
+        page.goto(chapter(site_url, module), wait_until="load")
+        box = quiz(page, module)
         box.locator(f'[data-quiz-question="{free.id}"] textarea').fill("제 설명입니다.")
         box.locator('button[data-quiz-action="submit"]').click()
         box.locator('button[data-quiz-action="submit"]').click()

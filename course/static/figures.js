@@ -101,7 +101,12 @@
         return visible(t) && !drawingAid(t) && !textOnly(t) && ["bar", "scatter", "heatmap"].indexOf(t.type || "scatter") !== -1;
       });
     }
-    function seriesName(trace, index) { return plain(trace.name) || traceKind(trace) + " " + (index + 1); }
+    function seriesName(trace, index, layout) {
+      var own = plain(trace.name), axis = own ? "" : valueAxis(layout, trace);
+      if (own) return own;
+      if (axis) return index === 0 ? axis : axis + " " + (index + 1);
+      return traceKind(trace) + " " + (index + 1);
+    }
 
     function points(trace) {
       var horizontal = trace.orientation === "h";
@@ -198,8 +203,9 @@
 
     function seriesLabel(trace, index, traces, layout) {
       var panels = unique(traces.map(function (t) { return axes(t).join(","); })).length;
-      var axis = panels > 1 ? valueAxis(layout, trace) : "";
-      return seriesName(trace, index) + " (" + (axis ? axis + ", " : "") + traceKind(trace) + ")";
+      var name = seriesName(trace, index, layout), own = valueAxis(layout, trace);
+      var axis = panels > 1 && name.indexOf(own) !== 0 ? own : "";
+      return name + " (" + (axis ? axis + ", " : "") + traceKind(trace) + ")";
     }
 
     function notes(data, layout) {
@@ -285,7 +291,7 @@
         var t = thinned(points(trace));
         cut = cut || t.cut;
         t.points.forEach(function (p) {
-          rows.push({ series: seriesName(trace, index), category: number(p.category), value: number(p.value), shown: p.shown, hover: p.hover });
+          rows.push({ series: seriesName(trace, index, layout), category: number(p.category), value: number(p.value), shown: p.shown, hover: p.hover });
         });
       });
       if (!rows.length) return null;
