@@ -303,8 +303,8 @@ def device_class_rows(data: dict) -> list[dict]:
             "gpus": ", ".join(by_name[n]["title"] for n in cls["devices"]),
             "cc": ", ".join(dict.fromkeys(by_name[n]["cc"] for n in cls["devices"])),
             "limit": _kib(first["smem_per_block_optin"]),
-            "l5": f"BK {l5['BK']}, {l5['STAGES']}단 ({_kib(r5['smem_bytes'])}, SM당 {r5['blocks_per_sm']}블록)",
-            "l6": (f"{l6['BM']}×{l6['BN']}, BK {l6['BK']}, {l6['STAGES']}단 ({_kib(r6['smem_bytes'])}, "
+            "l5": f"BK {l5['BK']}, 스테이지 {l5['STAGES']}개 ({_kib(r5['smem_bytes'])}, SM당 {r5['blocks_per_sm']}블록)",
+            "l6": (f"{l6['BM']}×{l6['BN']}, BK {l6['BK']}, 스테이지 {l6['STAGES']}개 ({_kib(r6['smem_bytes'])}, "
                    f"레지스터 {r6['registers']})"),
             "copy": "cp.async" if cls["cp_async"] else "동기 복사 폴백",
         })
@@ -312,7 +312,7 @@ def device_class_rows(data: dict) -> list[dict]:
 
 
 DEVICE_CLASS_COLUMNS = [("gpus", "GPU"), ("cc", "compute capability"), ("limit", "블록당 공유 메모리 한도 (opt-in)"),
-                        ("l5", "Level 5 고리"), ("l6", "Level 6 블록 타일과 고리"), ("copy", "복사")]
+                        ("l5", "Level 5 스테이지 링"), ("l6", "Level 6 블록 타일과 스테이지 링"), ("copy", "복사")]
 
 
 def profile_rows(data: dict) -> list[dict]:

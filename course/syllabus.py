@@ -85,7 +85,7 @@ MODULES: tuple[Module, ...] = (
     Module(7, "m07_register_blocking", "레지스터 블로킹", 3, gate=6, exercises=("m07-e1",),
            simulators=("outer_product",)),
     Module(8, "m08_double_buffer", "더블 버퍼링", 4, exercises=("m08-e1",), simulators=("pipeline",)),
-    Module(9, "m09_async_copy", "cp.async 단계 고리", 5, checkpoint=_CP9, exercises=("m09-e1",),
+    Module(9, "m09_async_copy", "cp.async 스테이지 링", 5, checkpoint=_CP9, exercises=("m09-e1",),
            simulators=("pipeline",)),
     Module(10, "m10_profiling", "프로파일링과 루프라인", None, gate=9, simulators=("profiles", "roofline")),
     Module(11, "m11_beyond_cublas", "워프 타일링: cuBLAS와 나란히", 6, gate=9, simulators=("warp_tiling",),

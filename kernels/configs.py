@@ -41,8 +41,9 @@ from typing import Callable
 from kernels import devices, registry
 from kernels.devices import DeviceLimits
 
-# Level 5's rings: (BK, STAGES, EARLY_BARRIER), those tools/tune_async.py measures. The early barrier
-# needs three stages or more (static_assert in sgemm_async_copy.cu).
+# Level 5's rings: (BK, STAGES, EARLY_BARRIER), those tools/tune_async.py measures. The early-barrier loop
+# keeps the ring's refill convention (tile kt + STAGES - 1 into tile kt - 1's stage), which needs three stages
+# or more (static_assert in sgemm_async_copy.cu); the barrier itself would be safe with two.
 LEVEL5_RINGS = ((8, 2, 0), (8, 3, 0), (8, 3, 1), (16, 2, 0), (16, 3, 0), (16, 3, 1), (16, 4, 1), (32, 2, 0),
                 (32, 3, 1))
 
@@ -55,7 +56,7 @@ LEVEL6_SHAPES = (
     {"BM": 128, "BN": 128, "WM": 32, "WN": 64, "TM": 8, "TN": 8, "MIN_BLOCKS": 2},    # 256 threads, 8x8 tiles
 )
 LEVEL6_DEPTHS = (32, 16, 8)        # BK 48 measured slower than 32 on the H100 (level6_tuning.json)
-LEVEL6_STAGES = range(3, 9)        # the fragment pipeline needs 3 (static_assert in sgemm_warp_tiling.cu)
+LEVEL6_STAGES = range(3, 9)        # its loop's refill convention needs 3 (static_assert in sgemm_warp_tiling.cu)
 
 
 def candidates(family: str) -> list[dict]:
@@ -225,10 +226,10 @@ def config_text(spec: registry.KernelSpec) -> str:
     """A configuration as a learner reads it: '-' for a fixed kernel, else its shape and ring."""
     cfg = dict(spec.config)
     if spec.dispatch and cfg:
-        return f"{cfg['BM']}×{cfg['BN']} 블록, BK {cfg['BK']}, {cfg['STAGES']}단 (최대, 모양별 선택)"
+        return f"{cfg['BM']}×{cfg['BN']} 블록, BK {cfg['BK']}, 스테이지 {cfg['STAGES']}개 (최대, 모양별 선택)"
     if not spec.family:
         return "-"
-    ring = f"BK {cfg['BK']}, {cfg['STAGES']}단"
+    ring = registry.ring_text(cfg)
     if spec.family == "level5":
         return ring + (", 이른 배리어" if cfg["EARLY_BARRIER"] else "")
     return f"{cfg['BM']}×{cfg['BN']} 블록, {cfg['TM']}×{cfg['TN']} 스레드 타일, {ring}"

@@ -141,30 +141,43 @@ def _round_up(x: int, unit: int) -> int:
     return -(-x // unit) * unit
 
 
+def registers_per_warp(limits: DeviceLimits, registers: int) -> int:
+    """Registers a warp is given: registers per thread × 32, rounded up to the allocation unit (256)."""
+    return _round_up(max(registers, 1) * 32, limits.reg_alloc_unit)
+
+
+def smem_allocated_per_block(limits: DeviceLimits, smem_bytes: int) -> int:
+    """Shared memory a resident block takes from the SM: its own (static + dynamic) plus what the runtime
+    reserves per block (1 KiB from 8.0 on, even for a block that declares none), rounded up to the
+    allocation unit."""
+    return _round_up(smem_bytes + limits.smem_reserved_per_block, limits.smem_alloc_unit)
+
+
 def occupancy(limits: DeviceLimits, threads: int, registers: int, smem_bytes: int) -> dict:
     """Resident blocks per SM for a block of `threads` using `registers` per thread and `smem_bytes`
     (static + dynamic) of shared memory, with the limit that decides it ("threads", "blocks",
-    "registers" or "shared memory"). 0 blocks means the kernel cannot launch on that GPU."""
+    "registers" or "shared memory"). 0 blocks means the kernel cannot launch on that GPU.
+
+    This is the course's one occupancy rule (book/appendix/models.md): the occupancy calculator of
+    simulation 10 (sims.roofline.occupancy) is a view of it."""
     warps = -(-threads // 32)
     by = {"blocks": limits.max_blocks_per_sm,
           "threads": limits.max_threads_per_sm // (warps * 32) if threads <= limits.max_threads_per_block else 0}
     if registers > limits.max_regs_per_thread:
         by["registers"] = 0
     else:
-        per_warp = _round_up(max(registers, 1) * 32, limits.reg_alloc_unit)
+        per_warp = registers_per_warp(limits, registers)
         warps_by_regs = limits.regs_per_sm // per_warp
         warps_by_regs -= warps_by_regs % limits.warp_alloc_granularity
         by["registers"] = warps_by_regs // warps if per_warp * warps <= limits.regs_per_block else 0
+    per_block = smem_allocated_per_block(limits, smem_bytes)
     if smem_bytes > limits.smem_per_block_optin:
         by["shared memory"] = 0
-    elif smem_bytes:
-        per_block = _round_up(smem_bytes + limits.smem_reserved_per_block, limits.smem_alloc_unit)
-        by["shared memory"] = limits.smem_per_sm // per_block
     else:
-        by["shared memory"] = limits.max_blocks_per_sm
+        by["shared memory"] = limits.smem_per_sm // per_block if per_block else limits.max_blocks_per_sm
     limiter = min(by, key=lambda k: by[k])
     return {"blocks_per_sm": by[limiter], "limiter": limiter, "by": by}
 
 
 __all__ = ["DeviceLimits", "PROFILES", "PROFILE_ENV", "UnknownDeviceError", "profile", "profile_from_env",
-           "from_properties", "current", "occupancy"]
+           "from_properties", "current", "occupancy", "registers_per_warp", "smem_allocated_per_block"]

@@ -104,8 +104,9 @@ def config_defines(family: str, cfg: dict) -> dict:
 
 
 def ring_text(cfg: dict) -> str:
-    """A configuration's ring as a learner reads it, e.g. "BK 32, 2단계"."""
-    return f"BK {cfg['BK']}, {cfg['STAGES']}단계"
+    """A configuration's stage ring as a learner reads it, e.g. "BK 32, 스테이지 2개" (the course's word for a
+    pipeline stage is 스테이지; 단계 is never used for it: book/appendix/models.md)."""
+    return f"BK {cfg['BK']}, 스테이지 {cfg['STAGES']}개"
 
 
 def _level5_spec(name: str, cfg: dict) -> KernelSpec:

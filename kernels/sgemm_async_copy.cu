@@ -99,10 +99,13 @@ __device__ __forceinline__ void sgemm_async_copy_body(SGEMM_ARGS)
     int refill = l5::STAGES - 1;          // stage of tile kt + STAGES - 1
 #if L5_EARLY_BARRIER
     // [region: early-barrier-loop]
-    // The barrier of tile kt moves before its last k step: the first fragments of tile kt + 1
-    // then load while the last FMAs of tile kt issue. Refilling the stage of tile kt - 1 there
-    // is safe with three or more stages (tile kt is still being read, tile kt + 1 is ready).
-    static_assert(l5::STAGES >= 3, "an early barrier needs a third stage");
+    // The barrier of tile kt moves one k-step earlier (before its last k-step, not one tile): the
+    // first fragments of tile kt + 1 then load while the last FMAs of tile kt issue. Every shared-memory
+    // read of tile kt is issued before that barrier, so refilling tile kt's own stage after it would be
+    // safe with two stages. This loop keeps the ring's convention instead (tile kt + STAGES - 1 goes into
+    // the stage of tile kt - 1), and with two stages that is the stage of tile kt + 1: hence three.
+    static_assert(l5::STAGES >= 3,
+                  "this loop's refill convention (tile kt + STAGES - 1 into tile kt - 1's stage) needs a third stage");
     float a[2][rb::TM], b[2][rb::TN];
     cp_async_wait<l5::STAGES - 2>();
     __syncthreads();

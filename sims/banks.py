@@ -1,29 +1,35 @@
 """Shared-memory bank conflicts of one warp request (simulation 6).
 
-Model (the classic one)
------------------------
+Model (the course's one model, stated in book/appendix/models.md, section "LDS.128 service")
+----------------------------------------------------------------------------------------------
 * Shared memory has 32 banks of 4 bytes: 32-bit word ``w`` lives in bank ``w mod 32``.
 * The array is ``float s[rows][cols + padding]``: its row pitch is ``cols + padding``
   words. An access of width W words (1 for 32-bit, 4 for 128-bit float4) at logical
   position ``[r][c]`` starts at word ``r*pitch + c*W`` (the column index counts elements of
   the access width) and covers W consecutive words.
-* For one warp request, collect the **distinct** words that the active threads touch.
-  Threads that read the same word are a **broadcast** and cost nothing extra.
-  **Wavefronts** = the largest number of distinct words that fall into one bank.
-  **Ideal wavefronts** = ``ceil(distinct words / 32)``: a request that needs more than 32
-  words cannot be served in one pass even with no conflict (a conflict-free warp-wide
-  ``LDS.128`` costs 4). The **n-way conflict** is wavefronts / ideal.
+* A request is served in **passes**: a 32-bit request in one pass of the whole warp; a 128-bit
+  request (LDS.128/STS.128) in two passes, one per **half-warp** (lanes 0-15, then 16-31).
+  The half-warp service is a model fitted to Nsight Compute's counters on the H100 (module 6's
+  four tiled kernels, module 7's micro-kernel: book/data/profiles.json), not a documented
+  hardware fact; the whole-warp pass for 128-bit (``service="warp"``) is kept only as the
+  rejected alternative module 6 compares it with.
+* Within one pass, collect the **distinct** words its lanes touch. Lanes that read the same
+  word are a **broadcast** and cost nothing extra; a broadcast never crosses passes (two
+  half-warps reading the same float4 each pay for it). A pass costs the largest number of
+  distinct words that fall into one bank; the request's **wavefronts** are the sum over its
+  passes. **Ideal wavefronts** = the sum over passes of ``ceil(distinct words / 32)``: a
+  conflict-free half-warp of 16 distinct float4 (64 words) costs 2. The **n-way conflict** is
+  wavefronts / ideal.
 * A 128-bit access needs a 16-byte aligned address (start word a multiple of 4). A
   misaligned one faults on the hardware ("misaligned address"); the model reports it as a
   fault of the request, not as a cost.
 
-For 64/128-bit accesses the hardware serves the warp in phases; for the course's kernels
-this model still gives Nsight Compute's ideal wavefront counts, and it agrees with the
-measured wavefronts per instruction up to the few percent that other traffic adds (16x16
-tile store on H100: model 1 unpadded / 2 padded, measured 1.07 / 2.03).
+What the model counts is a lower bound of Nsight's wavefronts per instruction: other traffic adds a
+few percent (16x16 tile store on H100: model 1 unpadded / 2 padded, measured 1.07 / 2.03), and
+Level 6's conflict-free LDS.128 measures more than the model's 2 (module 11).
 
 Threads map to ``(tx, ty)`` as in CUDA: ``tid = ty*bdx + tx``; warp ``w`` holds threads
-``32w .. 32w+31`` of the block.
+``32w .. 32w+31`` of the block; lane = ``tid mod 32``.
 """
 from __future__ import annotations
 
@@ -47,6 +53,13 @@ WARP_SIZE = 32
 MAX_BLOCK_THREADS = 1024
 MAX_PADDING = 8
 WIDTH_WORDS = {4: 1, 16: 4}
+# Lanes served together in one pass, per access width: the half-warp model of 128-bit accesses (fitted in
+# module 6) and, for module 6's comparison only, the rejected whole-warp model.
+SERVICES = {
+    "half-warp": {4: WARP_SIZE, 16: WARP_SIZE // 2},
+    "warp": {4: WARP_SIZE, 16: WARP_SIZE},
+}
+SERVICE = "half-warp"
 
 # Access expressions: (kind, row index, column index) in terms of tx, ty and k.
 EXPRESSIONS = {
@@ -78,19 +91,11 @@ class ThreadBankAccess:
 
 
 @dataclass(frozen=True)
-class BankRequest:
-    """One warp's shared-memory request and its cost in wavefronts."""
+class BankPass:
+    """The lanes served together (a whole warp, or a half-warp for 128-bit) and their words per bank."""
 
-    threads: tuple[ThreadBankAccess, ...]
-    width_bytes: int
-    pitch: int
-    kind: str
-    words_per_bank: tuple[tuple[int, ...], ...]  # distinct words in bank 0..31, sorted
-    broadcast_groups: tuple[tuple[int, tuple[int, ...]], ...]  # (start word, tids), 2+ tids
-
-    @property
-    def active_threads(self) -> int:
-        return len(self.threads)
+    tids: tuple[int, ...]
+    words_per_bank: tuple[tuple[int, ...], ...]
 
     @property
     def distinct_words(self) -> int:
@@ -103,6 +108,43 @@ class BankRequest:
     @property
     def ideal_wavefronts(self) -> int:
         return math.ceil(self.distinct_words / NUM_BANKS)
+
+
+@dataclass(frozen=True)
+class BankRequest:
+    """One warp's shared-memory request and its cost in wavefronts."""
+
+    threads: tuple[ThreadBankAccess, ...]
+    width_bytes: int
+    pitch: int
+    kind: str
+    words_per_bank: tuple[tuple[int, ...], ...]  # per bank, the distinct words of its busiest pass, sorted
+    broadcast_groups: tuple[tuple[int, tuple[int, ...]], ...]  # (start word, tids) inside one pass, 2+ tids
+    passes: tuple["BankPass", ...] = ()
+    service: str = SERVICE
+
+    @property
+    def active_threads(self) -> int:
+        return len(self.threads)
+
+    @property
+    def distinct_words(self) -> int:
+        """Distinct words of the whole request (two passes reading one word count it once)."""
+        return len({w for t in self.threads for w in t.words})
+
+    @property
+    def wavefronts(self) -> int:
+        """Sum over the passes of the busiest bank's distinct words."""
+        return sum(p.wavefronts for p in self.passes)
+
+    @property
+    def ideal_wavefronts(self) -> int:
+        return sum(p.ideal_wavefronts for p in self.passes)
+
+    @property
+    def pass_ideal(self) -> int:
+        """The most one pass needs without a conflict: a bank bar above it is a conflict."""
+        return max((p.ideal_wavefronts for p in self.passes), default=0)
 
     @property
     def conflict_ways(self) -> float:
@@ -151,7 +193,7 @@ def validate(rows=16, cols=16, padding=0, width_bytes=4, bdx=16, bdy=16, warp=0,
     _, row_of, col_of = EXPRESSIONS[expression]
     if "k" in (row_of, col_of):
         k_limit = rows if row_of == "k" else cols // width
-        k = require_int_in_range(k, "단계 k(step)", 0, k_limit - 1)
+        k = require_int_in_range(k, "k 스텝(k-step)", 0, k_limit - 1)
     else:
         k = 0  # the store does not use k
     return dict(rows=rows, cols=cols, padding=padding, width_bytes=int(width_bytes), bdx=bdx,
@@ -176,27 +218,43 @@ def _thread_access(tid, p) -> ThreadBankAccess:
 
 
 def bank_request(rows=16, cols=16, padding=0, width_bytes=4, bdx=16, bdy=16, warp=0,
-                 expression="load [ty][k]", k=0) -> BankRequest:
-    """Simulate one warp's shared-memory access and count its wavefronts."""
+                 expression="load [ty][k]", k=0, service=SERVICE) -> BankRequest:
+    """Simulate one warp's shared-memory access and count its wavefronts (128-bit: per half-warp)."""
     p = validate(rows, cols, padding, width_bytes, bdx, bdy, warp, expression, k)
     first = p["warp"] * WARP_SIZE
     last = min(first + WARP_SIZE, p["bdx"] * p["bdy"])
     threads = tuple(_thread_access(tid, p) for tid in range(first, last))
     return summarize(threads, p["width_bytes"], p["cols"] + p["padding"],
-                     EXPRESSIONS[p["expression"]][0])
+                     EXPRESSIONS[p["expression"]][0], service)
 
 
-def summarize(threads, width_bytes: int, pitch: int, kind: str = "load") -> BankRequest:
-    """Group the words of a warp request by bank and find the broadcasts."""
-    per_bank = defaultdict(set)
-    by_start = defaultdict(list)
+def _require_service(service: str) -> dict:
+    require(service in SERVICES, f"처리 모델(service)은 {', '.join(SERVICES)} 중 하나여야 합니다 "
+                                 f"(받은 값: {service!r})")
+    return SERVICES[service]
+
+
+def summarize(threads, width_bytes: int, pitch: int, kind: str = "load", service: str = SERVICE) -> BankRequest:
+    """Group the words of a warp request by pass (lane // lanes per pass) and by bank, and find the
+    broadcasts inside each pass. `threads` are one warp's (or part of one warp's) accesses."""
+    lanes_per_pass = _require_service(service)[width_bytes]
+    by_pass = defaultdict(list)
     for t in threads:
-        for w in t.words:
-            per_bank[w % NUM_BANKS].add(w)
-        by_start[t.words[0]].append(t.tid)
-    words_per_bank = tuple(tuple(sorted(per_bank[b])) for b in range(NUM_BANKS))
-    groups = tuple((w, tuple(tids)) for w, tids in sorted(by_start.items()) if len(tids) > 1)
-    return BankRequest(tuple(threads), width_bytes, pitch, kind, words_per_bank, groups)
+        by_pass[(t.tid % WARP_SIZE) // lanes_per_pass].append(t)
+    passes, groups = [], []
+    busiest = [()] * NUM_BANKS
+    for _, members in sorted(by_pass.items()):
+        per_bank, by_start = defaultdict(set), defaultdict(list)
+        for t in members:
+            for w in t.words:
+                per_bank[w % NUM_BANKS].add(w)
+            by_start[t.words[0]].append(t.tid)
+        words = tuple(tuple(sorted(per_bank[b])) for b in range(NUM_BANKS))
+        passes.append(BankPass(tuple(t.tid for t in members), words))
+        groups += [(w, tuple(tids)) for w, tids in sorted(by_start.items()) if len(tids) > 1]
+        busiest = [ws if len(ws) > len(old) else old for ws, old in zip(words, busiest)]
+    return BankRequest(tuple(threads), width_bytes, pitch, kind, tuple(busiest), tuple(groups),
+                       tuple(passes), service)
 
 
 def request_summary(req: BankRequest) -> str:
@@ -205,21 +263,28 @@ def request_summary(req: BankRequest) -> str:
         return req.fault
     verdict = ("충돌 없음" if req.wavefronts <= req.ideal_wavefronts
                else f"{req.conflict_ways:g}-way 뱅크 충돌(bank conflict)")
+    served = f" · 반 워프씩 {len(req.passes)}번" if len(req.passes) > 1 else ""
     return (f"웨이브프론트(wavefront) {req.wavefronts}개 · 이상적 {req.ideal_wavefronts}개 → "
-            f"{verdict} · 서로 다른 워드 {req.distinct_words}개 · 활성 스레드 "
+            f"{verdict}{served} · 서로 다른 워드 {req.distinct_words}개 · 활성 스레드 "
             f"{req.active_threads}개 · 브로드캐스트 그룹 {len(req.broadcast_groups)}개")
 
 
 def _bank_hover(req: BankRequest, bank: int) -> str:
-    readers = defaultdict(list)
-    for t in req.threads:
-        for w in t.words:
-            if w % NUM_BANKS == bank:
-                readers[w].append(t.tid)
-    if not readers:
-        return f"뱅크 {bank}: 접근 없음"
-    parts = [f"워드 {w} ← " + ",".join(f"T{tid}" for tid in tids) for w, tids in sorted(readers.items())]
-    return f"뱅크 {bank}: 서로 다른 워드 {len(readers)}개<br>" + "<br>".join(parts)
+    lines = []
+    for number, served in enumerate(req.passes):
+        members = set(served.tids)
+        readers = defaultdict(list)
+        for t in req.threads:
+            if t.tid in members:
+                for w in t.words:
+                    if w % NUM_BANKS == bank:
+                        readers[w].append(t.tid)
+        if not readers:
+            continue
+        where = f"반 워프 {number}: " if len(req.passes) > 1 else ""
+        lines.append(f"{where}서로 다른 워드 {len(readers)}개")
+        lines += [f"워드 {w} ← " + ",".join(f"T{tid}" for tid in tids) for w, tids in sorted(readers.items())]
+    return f"뱅크 {bank}: " + ("<br>".join(lines) if lines else "접근 없음")
 
 
 # ---------------------------------------------------------------------------------------
@@ -337,11 +402,9 @@ def _state(params: dict):
                  "marker.color": [[_IDLE] * NUM_BANKS, None]},
                 {"title.text": f"{escape(req.fault)}<br><sup>{sub}</sup>"})
     counts = [len(req.words_per_bank[b]) for b in banks]
-    conflicted = req.wavefronts > req.ideal_wavefronts
-    colors = [_CONFLICT if conflicted and c == req.wavefronts else (_OK if c else _IDLE)
-              for c in counts]
-    return ({"y": [counts, [req.ideal_wavefronts] * 2],
-             "hovertext": [[_bank_hover(req, b) for b in banks], "이상적 웨이브프론트"],
+    colors = [_CONFLICT if c > req.pass_ideal else (_OK if c else _IDLE) for c in counts]
+    return ({"y": [counts, [req.pass_ideal] * 2],
+             "hovertext": [[_bank_hover(req, b) for b in banks], "한 번의 이상적 웨이브프론트"],
              "marker.color": [colors, None]},
             {"title.text": f"{escape(request_summary(req))}<br><sup>{sub}</sup>"})
 
@@ -351,7 +414,8 @@ def figure(scenario="seed", padding=None, **custom):
 
     A menu switches between the scenarios in SCENARIOS (the seed's hypothetical column
     read, the real tiled kernel's warp, float4 rows); a slider sets the padding. Bars:
-    distinct words per bank (the tallest bar = wavefronts); dashed line: ideal wavefronts.
+    distinct words per bank in one pass (the whole warp; for 128-bit, the busier half-warp); a bar
+    above the dashed line (one pass's ideal) is a conflict.
     Passing bank_request keyword arguments (custom) adds that setting as the first entry.
     """
     groups, active_group, active_step = [], 0, 0
@@ -382,13 +446,14 @@ def figure(scenario="seed", padding=None, **custom):
         go.Bar(x=list(range(NUM_BANKS)), y=[0] * NUM_BANKS, hoverinfo="text",
                name="서로 다른 워드 수"),
         go.Scatter(x=[-0.5, NUM_BANKS - 0.5], y=[1, 1], mode="lines", hoverinfo="text",
-                   line={"dash": "dash", "color": "#2ca02c"}, name="이상적 웨이브프론트"),
+                   line={"dash": "dash", "color": "#2ca02c"}, name="한 번의 이상적 웨이브프론트"),
     ])
     fig.update_layout(
         height=440, showlegend=False, margin={"t": 130, "l": 60, "r": 20, "b": 60},
         title={"font": {"size": 14}, "y": 0.97},
         xaxis={"title": {"text": "뱅크(bank) 번호"}, "dtick": 1, "range": [-0.6, NUM_BANKS - 0.4]},
-        yaxis={"title": {"text": "서로 다른 워드 수"}, "rangemode": "tozero", "dtick": 1},
+        yaxis={"title": {"text": "한 번(128비트는 반 워프)에 읽는 서로 다른 워드 수"}, "rangemode": "tozero",
+               "dtick": 1},
     )
     return apply_stepped_controls(fig, stepped, active_group=active_group,
                                   active_step=active_step, slider_prefix="패딩(padding) ",

@@ -34,6 +34,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from kernels import devices
+from kernels.devices import DeviceLimits
 from sims._common import (
     SimInputError,
     error_figure,
@@ -690,29 +692,59 @@ def widget(model="ii", ai=8.0, data_dir=None):
 
 @dataclass(frozen=True)
 class SmArch:
-    """Per-SM limits of one compute capability (CUDA programming guide, occupancy data)."""
+    """Per-SM limits of one compute capability: a view of the course's device profile (kernels.devices),
+    so that the calculator and the kernels' configurations use the same numbers and the same rule."""
 
     name: str
     label: str
-    max_threads_per_sm: int
-    max_warps_per_sm: int
-    max_blocks_per_sm: int
-    registers_per_sm: int
-    smem_per_sm: int                      # bytes, with the largest carve-out
-    max_smem_per_block: int               # bytes, opt-in dynamic maximum
-    reg_alloc_unit_per_warp: int = 256    # registers are given to a warp 256 at a time
-    max_registers_per_thread: int = 255
-    smem_reserved_per_block: int = 1024   # the runtime keeps 1 KiB per block (sm_80+)
-    smem_alloc_unit: int = 128
-    max_threads_per_block: int = 1024
+    limits: DeviceLimits
     static_smem_limit: int = 48 * 1024    # larger needs dynamic smem + the attribute
+
+    @property
+    def max_threads_per_sm(self) -> int:
+        return self.limits.max_threads_per_sm
+
+    @property
+    def max_warps_per_sm(self) -> int:
+        return self.limits.max_threads_per_sm // 32
+
+    @property
+    def max_blocks_per_sm(self) -> int:
+        return self.limits.max_blocks_per_sm
+
+    @property
+    def registers_per_sm(self) -> int:
+        return self.limits.regs_per_sm
+
+    @property
+    def smem_per_sm(self) -> int:
+        return self.limits.smem_per_sm
+
+    @property
+    def max_smem_per_block(self) -> int:
+        return self.limits.smem_per_block_optin
+
+    @property
+    def max_registers_per_thread(self) -> int:
+        return self.limits.max_regs_per_thread
+
+    @property
+    def max_threads_per_block(self) -> int:
+        return self.limits.max_threads_per_block
+
+    @property
+    def smem_reserved_per_block(self) -> int:
+        return self.limits.smem_reserved_per_block
+
+    @property
+    def smem_alloc_unit(self) -> int:
+        return self.limits.smem_alloc_unit
 
 
 ARCHS = {
-    "sm_80": SmArch("sm_80", "sm_80 (A100)", 2048, 64, 32, 65536, 164 * 1024, 163 * 1024),
-    "sm_86": SmArch("sm_86", "sm_86 (GA10x, 예: RTX 30)", 1536, 48, 16, 65536,
-                    100 * 1024, 99 * 1024),
-    "sm_90": SmArch("sm_90", "sm_90 (H100)", 2048, 64, 32, 65536, 228 * 1024, 227 * 1024),
+    "sm_80": SmArch("sm_80", "sm_80 (A100)", devices.PROFILES["A100-80GB"]),
+    "sm_86": SmArch("sm_86", "sm_86 (GA10x, 예: RTX 30)", devices.PROFILES["RTX3090"]),
+    "sm_90": SmArch("sm_90", "sm_90 (H100)", devices.PROFILES["H100"]),
 }
 
 RESOURCE_LABELS = {
@@ -747,13 +779,16 @@ class OccupancyResult:
         return 100.0 * self.occupancy
 
 
-def _round_up(value: int, unit: int) -> int:
-    return -(-value // unit) * unit
+# kernels.devices names the limits as the CUDA occupancy rule does; the calculator's table uses its own keys.
+_DEVICE_LIMIT_KEYS = {"warps": "threads", "blocks": "blocks", "registers": "registers", "smem": "shared memory"}
 
 
 def occupancy(threads_per_block, registers_per_thread, smem_per_block=0,
               arch="sm_90") -> OccupancyResult:
-    """Theoretical occupancy: resident blocks per SM and the resource that limits them."""
+    """Theoretical occupancy: resident blocks per SM and the resource that limits them.
+
+    The rule is kernels.devices.occupancy (the one the kernels' configurations use); this function
+    checks the learner's inputs in Korean and keeps the numbers the calculator shows."""
     require(arch in ARCHS, f"아키텍처(arch) 값은 {', '.join(ARCHS)} 중 하나여야 합니다 "
                            f"(받은 값: {arch!r})")
     a = ARCHS[arch]
@@ -765,14 +800,9 @@ def occupancy(threads_per_block, registers_per_thread, smem_per_block=0,
                                 0, a.max_smem_per_block)
 
     warps_per_block = -(-threads // 32)
-    regs_per_warp = _round_up(regs * 32, a.reg_alloc_unit_per_warp)
-    smem_alloc = _round_up(smem + a.smem_reserved_per_block, a.smem_alloc_unit)
-    limits = {
-        "warps": a.max_warps_per_sm // warps_per_block,
-        "blocks": a.max_blocks_per_sm,
-        "registers": (a.registers_per_sm // regs_per_warp) // warps_per_block,
-        "smem": a.smem_per_sm // smem_alloc,
-    }
+    regs_per_warp = devices.registers_per_warp(a.limits, regs)
+    by = devices.occupancy(a.limits, threads, regs, smem)["by"]
+    limits = {key: by[device_key] for key, device_key in _DEVICE_LIMIT_KEYS.items()}
     require(limits["registers"] > 0,
             f"블록 하나에 레지스터 {regs_per_warp * warps_per_block:,}개가 필요해 SM의 "
             f"{a.registers_per_sm:,}개를 넘습니다: 실행할 수 없습니다 (too many resources "
@@ -782,8 +812,8 @@ def occupancy(threads_per_block, registers_per_thread, smem_per_block=0,
     return OccupancyResult(
         arch=a, threads_per_block=threads, registers_per_thread=regs, smem_per_block=smem,
         warps_per_block=warps_per_block, registers_per_warp=regs_per_warp,
-        smem_allocated_per_block=smem_alloc, limits=limits, blocks_per_sm=blocks,
-        limiting=limiting, active_warps=blocks * warps_per_block,
+        smem_allocated_per_block=devices.smem_allocated_per_block(a.limits, smem), limits=limits,
+        blocks_per_sm=blocks, limiting=limiting, active_warps=blocks * warps_per_block,
         needs_dynamic_smem=smem > a.static_smem_limit,
     )
 
@@ -796,8 +826,8 @@ def _occupancy_html(r: OccupancyResult) -> str:
     notes = [
         f"워프당 레지스터 {r.registers_per_thread}×32 → {r.registers_per_warp}개 "
         f"(256개 단위로 올림)",
-        f"블록당 공유 메모리 {r.smem_per_block:,} B + 예약 1,024 B → "
-        f"{r.smem_allocated_per_block:,} B (128 B 단위)",
+        f"블록당 공유 메모리 {r.smem_per_block:,} B + 예약 {r.arch.smem_reserved_per_block:,} B → "
+        f"{r.smem_allocated_per_block:,} B ({r.arch.smem_alloc_unit} B 단위)",
     ]
     if r.needs_dynamic_smem:
         notes.append("48 KiB(49,152 B)를 넘는 공유 메모리: 정적 선언은 불가, 동적 공유 메모리와 "

@@ -15,12 +15,13 @@ Model (mirrors kernels/sgemm_warp_tiling.cu)
   thread owns rows ``tr·TM .. tr·TM+TM-1`` and columns ``tc·TN .. tc·TN+TN-1``.
 * Shared memory holds one K tile as ``As[k][m]`` (pitch BM + 4 floats) and ``Bs[k][n]`` (pitch BN).
   At step k a thread reads each 4-row group of its A fragment and each 4-column group of its B
-  fragment with one 128-bit load (LDS.128). A warp's load is a request of the bank model of
-  simulation 6 (:mod:`sims.banks`): words in bank ``word mod 32``, the same word read by several
+  fragment with one 128-bit load (LDS.128). A warp's load is a request of the course's one bank model
+  (:mod:`sims.banks`, book/appendix/models.md): a 128-bit request is served per half-warp (lanes 0-15,
+  then 16-31); inside a half-warp, words sit in bank ``word mod 32``, the same word read by several
   lanes is a broadcast, and the tallest bank (distinct words in one bank) against the ideal
-  ``ceil(distinct words / 32)`` says whether there is a conflict. The model answers "is there a
-  conflict"; how many passes the hardware takes for a conflict-free 128-bit request is what Nsight
-  Compute measures (the chapter shows both).
+  ``ceil(distinct words / 32)`` says whether that half-warp conflicts. The model's wavefronts (two
+  for a conflict-free load of the shipped layout) are a lower bound of what Nsight Compute measures
+  for Level 6 (the chapter shows both).
 * Waves: a grid of ``ceil(M/BM)·ceil(N/BN)`` blocks (times a split-K factor) runs in waves of
   ``SMs × blocks per SM`` blocks; with blocks of equal length the share of busy block slots is
   ``blocks / (waves · SMs · blocks per SM)``.
@@ -88,7 +89,7 @@ MAX_TILE = 512
 # The kernel's shipped shape (registry.LEVEL6, chosen by tools/tune_level6.py).
 SHIPPED = {"bm": 128, "bn": 256, "wm": 64, "wn": 64, "tm": 8, "tn": 16}
 LANE_ORDERS = {
-    "columns": "이웃 레인 = 이웃 열 (LANE_ORDER 0, 출하본)",
+    "columns": "이웃 레인 = 이웃 열 (LANE_ORDER 0, 기본 구성)",
     "rows": "이웃 레인 = 이웃 행 (LANE_ORDER 1)",
 }
 LAYOUTS = {
@@ -97,7 +98,7 @@ LAYOUTS = {
 }
 # The figure's menu: (label, keyword arguments of warp_tiling).
 PRESETS = (
-    ("출하본 8×16", {}),
+    ("기본 구성 8×16", {}),
     ("레인 순서: 이웃 행", {"lane_order": "rows"}),
     ("스레드 타일 16×8", {"tm": 16, "tn": 8}),
     ("가상: 한 덩어리 배치", {"layout": "contiguous"}),
@@ -196,8 +197,8 @@ class FragmentLoad:
         r = self.request
         verdict = "충돌 없음" if self.conflict_free else f"{r.conflict_ways:g}-way 뱅크 충돌"
         return (f"{self.operand} 조각 {self.group}번 묶음: 서로 다른 float4 {self.distinct_float4}개 "
-                f"(워드 {r.distinct_words}개), 한 뱅크의 최대 워드 {r.wavefronts}개, 이상적 "
-                f"{r.ideal_wavefronts}개 → {verdict}")
+                f"(워드 {r.distinct_words}개), 반 워프 {len(r.passes)}번에 웨이브프론트 {r.wavefronts}개, "
+                f"이상적 {r.ideal_wavefronts}개 → {verdict}")
 
 
 def warp_tiling(bm=128, bn=256, wm=64, wn=64, tm=8, tn=16, lane_order="columns",
@@ -306,7 +307,7 @@ def fragment_load(cfg: WarpTiling, operand: str, group=0, k=0, warp=0) -> Fragme
     require(operand in ("A", "B"), f"피연산자(operand)는 'A' 또는 'B'여야 합니다 (받은 값: {operand!r})")
     groups = (cfg.tm if operand == "A" else cfg.tn) // FLOAT4
     group = require_int_in_range(group, f"{operand} 조각의 4칸 묶음 번호(group)", 0, groups - 1)
-    k = require_int_in_range(k, "k 단계(step)", 0, 10_000)
+    k = require_int_in_range(k, "k 스텝(k-step)", 0, 10_000)
     warp = _warp(cfg, warp)
     threads = []
     for lane in range(WARP_SIZE):
@@ -478,7 +479,7 @@ def _config_title(cfg: WarpTiling) -> str:
     loads = step_loads(cfg)
     a, b = loads[0], loads[cfg.tm // FLOAT4]
     return (f"{html.escape(cfg.label)}<br>"
-            f"k 한 단계: LDS.128 {cfg.lds_per_step}개(A {cfg.tm // FLOAT4}, B {cfg.tn // FLOAT4}), FFMA "
+            f"k 스텝 하나: LDS.128 {cfg.lds_per_step}개(A {cfg.tm // FLOAT4}, B {cfg.tn // FLOAT4}), FFMA "
             f"{cfg.ffma_per_step}개 → LDS 하나에 FFMA {cfg.ffma_per_step / cfg.lds_per_step:.1f}개<br>"
             f"{html.escape(a.summary)}<br>{html.escape(b.summary)}")
 
@@ -494,7 +495,7 @@ TOOLTIPS = {
     "lane_order": "레인 번호를 이웃 열부터 채울지, 이웃 행부터 채울지",
     "layout": "스레드 타일을 4칸 묶음으로 띄엄띄엄 둘지(커널), 한 덩어리로 둘지(가상)",
     "lane": "살펴볼 레인(lane) 번호: 그 레인이 맡는 C 원소와 읽는 뱅크를 보여 줌",
-    "k": "공유 메모리 타일 안의 k 단계: 이번에 읽는 As와 Bs의 행",
+    "k": "K 타일 안의 k 스텝(k-step): 이번에 읽는 As와 Bs의 행",
 }
 
 
@@ -507,7 +508,7 @@ def _loads_table(cfg: WarpTiling, k: int, lane: int) -> str:
                     f"<td>{'충돌 없음' if load.conflict_free else f'{load.request.conflict_ways:g}-way 충돌'}</td>"
                     f"<td>{', '.join(map(str, mine.words))}</td><td>{', '.join(map(str, mine.banks))}</td></tr>")
     return ("<table style='border-collapse:collapse'><caption>조각 읽기별 뱅크 충돌</caption><thead><tr><th>읽기</th><th>서로 다른 float4</th>"
-            "<th>한 뱅크 최대 워드 / 이상적</th><th>판정</th><th>이 레인의 워드</th><th>뱅크</th></tr></thead>"
+            "<th>웨이브프론트 / 이상적 (반 워프씩)</th><th>판정</th><th>이 레인의 워드</th><th>뱅크</th></tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table>")
 
 
@@ -515,7 +516,7 @@ def _widget_html(params: dict) -> str:
     # The block holds 2×4 warp tiles, as the kernel's 128×256 block holds its eight 64×64 warp tiles.
     cfg = warp_tiling(bm=2 * params["wm"], bn=4 * params["wn"], wm=params["wm"], wn=params["wn"],
                       tm=params["tm"], tn=params["tn"], lane_order=params["lane_order"], layout=params["layout"])
-    lane, k = _lane(params["lane"]), require_int_in_range(params["k"], "k 단계(step)", 0, 31)
+    lane, k = _lane(params["lane"]), require_int_in_range(params["k"], "k 스텝(k-step)", 0, 31)
     return (f"<p>{_config_title(cfg)}</p><p>{html.escape(lane_text(cfg, lane))}</p>"
             f"<p>k = {k}에서 워프 0이 내는 LDS.128 (뱅크 모델: 시뮬레이션 6과 같음)</p>"
             f"{_loads_table(cfg, k, lane)}")
@@ -535,7 +536,7 @@ def widget(tm=8, tn=16, wm=64, wn=64, lane=0, k=0, lane_order="columns", layout=
                                  description="레인 순서"),
         "layout": w.Dropdown(options=[(v, k_) for k_, v in LAYOUTS.items()], value=layout, description="배치"),
         "lane": w.IntSlider(value=lane, min=0, max=WARP_SIZE - 1, description="레인"),
-        "k": w.IntSlider(value=k, min=0, max=31, description="k 단계"),
+        "k": w.IntSlider(value=k, min=0, max=31, description="k 스텝"),
     }
     return live_widget(controls, _widget_html, "시뮬레이션 11: 워프 타일 배치와 뱅크", TOOLTIPS)
 
@@ -548,13 +549,14 @@ _OK, _CONFLICT = "#4c78a8", "#c0392b"
 
 def _bank_trace_data(load: FragmentLoad):
     counts = [len(ws) for ws in load.request.words_per_bank]
-    colours = [_CONFLICT if c > load.request.ideal_wavefronts else _OK for c in counts]
+    colours = [_CONFLICT if c > load.request.pass_ideal else _OK for c in counts]
     hover = []
     for bank, words in enumerate(load.request.words_per_bank):
         readers = {w: [t.tid for t in load.request.threads if w in t.words] for w in words}
         lines = [f"워드 {w} (As/Bs 안의 위치 {w % (load.request.pitch)}) ← 레인 "
                  + ",".join(map(str, lanes)) for w, lanes in readers.items()]
-        hover.append(f"{load.operand} 읽기 · 뱅크 {bank}: 서로 다른 워드 {len(words)}개<br>" + "<br>".join(lines))
+        hover.append(f"{load.operand} 읽기 · 뱅크 {bank}: 반 워프 하나가 읽는 서로 다른 워드 최대 {len(words)}개<br>"
+                     + "<br>".join(lines))
     return counts, colours, hover
 
 
@@ -578,7 +580,8 @@ def figure(presets=PRESETS, active=0, lane=0):
 
     Left: the warp tile (WM×WN) coloured by the lane that owns each element, with the chosen lane's
     elements marked. Right: distinct words per bank of the warp's first A load and first B load at
-    k = 0 (a bar above the ideal is a conflict), with the chosen lane's four banks marked. The menu
+    k = 0, in the busier half-warp (a bar above one half-warp's ideal is a conflict), with the chosen
+    lane's four banks marked. The menu
     picks a layout (each keeps its own traces); the slider picks the lane for every layout at once.
     Returns an error figure (never raises) on invalid presets."""
     import plotly.graph_objects as go

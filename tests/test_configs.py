@@ -267,7 +267,7 @@ def test_configurable_kernels_and_their_defines():
     assert registry.configurable() == {"sgemm_async_copy": "level5", "sgemm_async_copy_vec": "level5",
                                        "sgemm_warp_tiling": "level6"}
     spec = registry.configured("sgemm_async_copy_vec", {"BK": 16})
-    assert dict(spec.defines) == {"L5_BK": 16} and spec.dynamic_smem == 33_280 and "BK 16, 2단계" in spec.title_ko
+    assert dict(spec.defines) == {"L5_BK": 16} and spec.dynamic_smem == 33_280 and "BK 16, 스테이지 2개" in spec.title_ko
     assert spec.vec4 == registry.get("sgemm_async_copy_vec").vec4 and spec.awkward_shapes
     with pytest.raises(ValueError):
         registry.configured("sgemm_naive", {"BK": 8})
@@ -320,11 +320,11 @@ def test_device_class_table_and_profile_labels(tmp_path, monkeypatch):
     rows = page.device_class_rows(data)
     assert len(rows) == 4 and "NVIDIA T4" in rows[0]["gpus"] and rows[0]["copy"] == "동기 복사 폴백"
     assert rows[0]["limit"] == "64 KiB" and rows[-1]["limit"] == "227 KiB"
-    assert rows[0]["l5"].startswith("BK 8, 2단 (16.2 KiB")
+    assert rows[0]["l5"].startswith("BK 8, 스테이지 2개 (16.2 KiB")
     timed = {"device": "NVIDIA H100 80GB HBM3", "date": "2026-11-26T00:00:00Z", "command": "python x",
              "profiles": [{"profile": "T4", "label_ko": "T4의 구성을 NVIDIA H100 80GB HBM3에서 잰 값",
                            "rows": [{"kernel": "cublas", "M": 1024, "N": 1024, "K": 1024, "median_ms": 0.1},
-                                    {"kernel": "sgemm_warp_tiling", "config_text": "128×256 블록, BK 8, 3단",
+                                    {"kernel": "sgemm_warp_tiling", "config_text": "128×256 블록, BK 8, 스테이지 3개",
                                      "M": 1024, "N": 1024, "K": 1024, "median_ms": 0.2, "pct_cublas": 50.0}]}]}
     profiles = tmp_path / "device_profiles.json"
     profiles.write_text(json.dumps(timed), encoding="utf-8")
@@ -337,10 +337,10 @@ def test_device_class_table_and_profile_labels(tmp_path, monkeypatch):
 def test_live_results_name_the_gpu_the_configuration_and_keep_ratios_apart():
     from course.page import Results
 
-    live = Results([{"kernel": "sgemm_warp_tiling", "config_text": "128×256 블록, BK 16, 4단"}], True,
+    live = Results([{"kernel": "sgemm_warp_tiling", "config_text": "128×256 블록, BK 16, 스테이지 4개"}], True,
                    {"device": "GeForce RTX 3090", "cupy": "14", "cuda_runtime": "12.9", "date": "d"})
     label = live.label()
-    assert "GeForce RTX 3090" in label and "BK 16, 4단" in label and "섞지 마세요" in label
+    assert "GeForce RTX 3090" in label and "BK 16, 스테이지 4개" in label and "섞지 마세요" in label
     profiled = Results([], True, {"device": "NVIDIA H100", "label_ko": "T4의 구성을 NVIDIA H100에서 잰 값"})
     assert "T4의 구성을 NVIDIA H100에서 잰 값" in profiled.label()
 

@@ -94,11 +94,44 @@ def test_16_float4_at_a_32_byte_stride_are_a_two_way_conflict():
     req = bk.bank_request(rows=16, cols=8, width_bytes=16, expression="load [tx][k]", k=0)
     assert req.distinct_words == 64
     assert set(nonempty_banks(req)) == {b + o for b in (0, 8, 16, 24) for o in range(4)}
-    assert (req.wavefronts, req.ideal_wavefronts, req.conflict_ways) == (4, 2, 2.0)
+    # Each half-warp (ty = 0, then ty = 1) reads the same 16 float4: 4 words per bank where 2 would do;
+    # the second half-warp cannot share the first one's words (no broadcast across passes).
+    assert [p.wavefronts for p in req.passes] == [4, 4] and req.pass_ideal == 2
+    assert (req.wavefronts, req.ideal_wavefronts, req.conflict_ways) == (8, 4, 2.0)
     # Padding by 4 floats (one float4) keeps alignment and spreads the rows over all banks.
     padded = bk.bank_request(rows=16, cols=8, padding=4, width_bytes=16,
                              expression="load [tx][k]", k=0)
-    assert (padded.wavefronts, padded.ideal_wavefronts, padded.fault) == (2, 2, None)
+    assert (padded.wavefronts, padded.ideal_wavefronts, padded.fault) == (4, 4, None)
+
+
+# ----------------------------------------------------------------------------- the half-warp model of LDS.128
+
+def test_128_bit_requests_are_served_per_half_warp_and_32_bit_per_warp():
+    wide = bk.bank_request(width_bytes=16, expression="load [ty][k]", k=1)
+    assert [p.tids for p in wide.passes] == [tuple(range(16)), tuple(range(16, 32))]
+    narrow = bk.bank_request(expression="load [ty][k]", k=1)
+    assert [p.tids for p in narrow.passes] == [tuple(range(32))]
+    # Module 6's Level 2: each half-warp reads one float4 of As (a broadcast), so 1 + 1 = 2 wavefronts;
+    # the rejected whole-warp pass would say 1, half of what Nsight measures.
+    assert (wide.wavefronts, wide.ideal_wavefronts) == (2, 2)
+    assert bk.bank_request(width_bytes=16, expression="load [ty][k]", k=1, service="warp").wavefronts == 1
+
+
+def test_broadcast_stays_inside_a_half_warp():
+    req = bk.bank_request(width_bytes=16, expression="load [ty][k]", k=0)
+    assert dict(req.broadcast_groups) == {0: tuple(range(16)), 16: tuple(range(16, 32))}
+    # Module 7's B read: both half-warps read the same 16 float4 (256 B, tx only). Each half-warp pays 2;
+    # whole-warp service would share them (2 in all), the record says 4 (book/appendix/models.md).
+    same = bk.bank_request(rows=16, cols=64, width_bytes=16, expression="load [k][tx]", k=0)
+    assert [p.wavefronts for p in same.passes] == [2, 2] and same.broadcast_groups == ()
+    assert (same.wavefronts, same.ideal_wavefronts) == (4, 4)
+    assert bk.bank_request(rows=16, cols=64, width_bytes=16, expression="load [k][tx]", k=0,
+                           service="warp").wavefronts == 2
+
+
+def test_service_must_be_known():
+    with pytest.raises(SimInputError, match="service"):
+        bk.bank_request(service="quarter-warp")
 
 
 def test_float4_with_padding_one_is_a_misaligned_fault():
@@ -118,7 +151,7 @@ def test_float4_with_padding_one_is_a_misaligned_fault():
     (dict(bdx=64, bdy=32), "블록 크기(block size)는 1024 스레드 이하"),
     (dict(warp=8), "워프 번호(warp index)"),
     (dict(expression="load [k][k]"), "access expression"),
-    (dict(k=16), "단계 k(step)"),
+    (dict(k=16), "k 스텝(k-step)"),
     (dict(rows=-4), "rows"),
     (dict(bdx=32, bdy=16, expression="store [ty][tx]"), "배열 범위"),
     (dict(cols=6, width_bytes=16), "4의 배수"),

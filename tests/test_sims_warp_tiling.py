@@ -6,7 +6,7 @@ import json
 import re
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from kernels import registry
 from kernels.source import read_source
@@ -86,6 +86,7 @@ def test_every_preset_partitions_the_block_tile(label, kwargs):
     assert lanes.shape == (64, 64) and lanes.min() == 0 and lanes.max() == 31
 
 
+@settings(deadline=None)   # a loaded CI host once took 330 ms for one example: timing is not what this checks
 @given(st.sampled_from([(4, 8), (8, 4), (8, 8), (8, 16), (16, 8), (4, 16), (16, 4), (16, 16)]),
        st.sampled_from(["columns", "rows"]), st.sampled_from(["interleaved", "contiguous"]))
 def test_any_valid_shape_is_a_partition(tile, order, layout):
@@ -112,7 +113,9 @@ def test_shipped_loads_are_conflict_free_by_hand():
     assert len(a0.request.broadcast_groups) == 8 and all(len(t) == 4 for _, t in a0.request.broadcast_groups)
     b0 = loads[2]
     assert b0.distinct_float4 == 4 and b0.request.distinct_words == 16
-    assert b0.request.wavefronts == b0.request.ideal_wavefronts == 1
+    # half-warp model: each half-warp reads 4 float4 (16 words, one per bank): 1 + 1 wavefronts
+    assert b0.request.wavefronts == b0.request.ideal_wavefronts == 2
+    assert a0.request.wavefronts == a0.request.ideal_wavefronts == 2
     assert all(x.conflict_free for x in loads)
     assert cfg.lds_per_step == 6 and cfg.ffma_per_step == 128
 
@@ -121,16 +124,23 @@ def test_k_shifts_every_lane_alike():
     cfg = wt.warp_tiling()
     a1 = wt.fragment_load(cfg, "A", 0, k=1)
     assert a1.request.threads[0].words == (132, 133, 134, 135)     # pitch BM + 4
-    assert a1.conflict_free and a1.request.wavefronts == 1
+    assert a1.conflict_free and a1.request.wavefronts == 2
     b3 = wt.fragment_load(cfg, "B", 3, k=7)
     assert b3.request.threads[0].words[0] == 7 * 256 + 48 and b3.conflict_free
 
 
-def test_contiguous_layout_has_two_way_conflicts():
+def test_contiguous_layout_conflicts_only_on_b():
+    """Under the half-warp model only the B read of the contiguous counter-example conflicts: a half-warp's
+    four A float4 start 8 words apart (words 0-31, one per bank); its four B float4 start 16 words apart
+    (0, 16, 32, 48), so banks 0-3 and 16-19 hold two words each. (The whole-warp model would also call
+    A a 2-way conflict: 8 float4 from word 0 to 59.)"""
     cfg = wt.warp_tiling(layout="contiguous")
     for load in wt.step_loads(cfg):
-        assert load.request.wavefronts == 2 and load.request.ideal_wavefronts == 1
-        assert "2-way" in load.summary
+        if load.operand == "A":
+            assert load.conflict_free and load.request.wavefronts == 2 and "충돌 없음" in load.summary
+        else:
+            assert (load.request.wavefronts, load.request.ideal_wavefronts) == (4, 2)
+            assert "2-way" in load.summary
 
 
 @pytest.mark.parametrize("kwargs", [{"lane_order": "rows"}, {"tm": 16, "tn": 8}])
@@ -223,10 +233,11 @@ def test_figure_states_controls_and_size():
     step = slider["steps"][5]["args"]
     xs, ys = step[0]["x"][0], step[0]["y"][0]
     assert len(xs) == 128 and (4, 4) == (min(xs), min(ys)) and max(ys) == 39
-    # the contiguous counter-example shows bars of 2 (the conflict) in both bank panels
-    bars = [t for t in fig.data if t.type == "bar" and "가상" in t.name]
-    assert len(bars) == 2 and all(max(t.y) == 2 for t in bars)
-    shipped_bars = [t for t in fig.data if t.type == "bar" and t.name.startswith("출하본")]
+    # the contiguous counter-example shows bars of 2 (the conflict) in the B panel only
+    bars = {t.name: t for t in fig.data if t.type == "bar" and "가상" in t.name}
+    assert len(bars) == 2
+    assert [max(t.y) for name, t in sorted(bars.items())] == [1, 2]      # A, then B
+    shipped_bars = [t for t in fig.data if t.type == "bar" and t.name.startswith("기본 구성")]
     assert all(max(t.y) == 1 for t in shipped_bars)
     assert "충돌 없음" in layout["title"]["text"]
 

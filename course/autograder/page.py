@@ -1,5 +1,5 @@
 """The exercise card a chapter shows: goal, launch, the checks and their targets, how to run it in
-JupyterLab, and the verdicts recorded on the H100 (book/data/exercises.json) of the reference
+JupyterLab, and the verdicts recorded on a GPU (book/data/exercises.json, which names it) of the reference
 solution and of one known-wrong attempt, so that a reader sees what the feedback looks like.
 
     from course.autograder.page import card

@@ -25,9 +25,9 @@ stale silently when a record is added. It is declared with the words it says it 
     def old_loop_not_timed(check):
         check("level4_old_loop" not in variants, "variants.json에 이전 판 루프의 시간이 없다")
 
-tests/test_chapter_facts.py finds every such sentence in the chapter and its quiz bank and requires it to
-contain a declared quote (and every quote to be in the text), so adding the record breaks the build until
-the text follows.
+tests/test_absence.py finds every such sentence in the chapter's prose and its quiz bank and requires it to
+contain a declared quote whose claims hold (and every quote to be in the text), so adding the record breaks
+the build until the text follows.
 
 A claims function is not run when the module is imported; ``verify(module)`` runs them all (the test
 suite, tests/test_chapter_facts.py, and the site build, course/sphinx_ext.py), so a re-recording that
@@ -135,10 +135,17 @@ class Facts:
     def absence_quotes(self) -> list[str]:
         return list(self._absences)
 
+    def verify_absence(self, quote: str) -> ClaimReport:
+        """Run only the claims declared behind one absence quote (KeyError if none is declared)."""
+        return self._run([self._absences[quote]])
+
     def verify(self) -> ClaimReport:
         """Run every claims function; an exception inside one counts as its failure."""
+        return self._run(self._claims)
+
+    def _run(self, functions) -> ClaimReport:
         report = ClaimReport(self._chapter)
-        for function in self._claims:
+        for function in functions:
             check = Check(f"{self._chapter}.{function.__name__}")
             try:
                 function(check)

@@ -7,9 +7,10 @@ import json
 import re
 
 from course.facts import Facts, quiz_text
+from course.facts.recorded_sass import sass
 from course.page import recorded
 from kernels.record import DATA_DIR
-from sims import coalescing
+from sims import coalescing, roofline
 
 f = Facts("m04")
 
@@ -33,6 +34,24 @@ naive_stall_total = sum(naive_stalls.values())
 l1_sector_bytes = naive_profile["global_ld_sectors"] * 32
 dram_intensity = FLOPS / naive_profile["dram_bytes"]        # FLOP per DRAM byte, measured
 model_sectors = coalescing.naive_average_sectors(N4, N4, N4, bdx=16, bdy=16)   # simulation 4
+
+# The grid-wide request count of the text (a model: bytes all threads request in the K loop)
+AB_BYTES = 2 * N4 * N4 * 4              # A and B, each read once
+f.set("n4", N4, "d")
+f.set("n4_count", N4, ",d")
+f.set("thread_gb", THREAD_BYTES / 1e9, ",.0f")
+f.set("ab_mb", AB_BYTES / 1e6, ",.0f")
+f.set("min_bytes", MIN_BYTES, ",d")
+f.set("min_mb", MIN_BYTES / 1e6, ",.0f")
+
+
+@f.claims
+def request_factor(check):
+    """The sentence on how often each input element is requested: reads against reads only (C's write is not
+    part of the K loop's requests), so the factor is N (every A element is read by the N threads of its row)."""
+    check(THREAD_BYTES / AB_BYTES == N4, "본문: A·B 원소 하나를 평균 N번 요청한다 (C의 쓰기는 분모에 넣지 않는다)")
+    check(MIN_BYTES == AB_BYTES + N4 * N4 * 4, "본문: 최소량은 A·B 읽기에 C 쓰기를 더한 값")
+
 
 # Benchmark record (benchmarks.json)
 f.set("b_device", bench_provenance["device"])
@@ -99,6 +118,8 @@ def text_directions(check):
           and strided_bench["median_ms"] > 3 * naive_bench[4096]["median_ms"],
           "본문: 반례는 (16 + 1) / 2 섹터/요청, 나이브 커널보다 몇 배 느리다")
     check(l1_sector_bytes == THREAD_BYTES / 2, "본문: 스레드 요청에서 L1 섹터로 내려오며 절반이 된다 (브로드캐스트)")
+    check(naive_profile["l1_hit_rate_pct"] > 80,
+          "본문: A 섹터에 함께 실려 온 나머지 float는 다음 k 스텝들에서 L1 캐시 적중으로 받는다 (L1 적중률이 높다)")
     check(naive_profile["dram_read_bytes"] < 0.1 * l1_sector_bytes and naive_profile["dram_bytes"] > 50 * MIN_BYTES,
           "본문: DRAM까지 가는 읽기는 L1 섹터의 일부지만 최소량의 수십 배")
     check(naive_profile["mem_pct"] > 85 and naive_profile["dram_pct"] < 30,
@@ -116,6 +137,33 @@ def text_directions(check):
           "본문: 스레드당 0.25 FLOP/B는 꺾임점보다 한참 낮다")
 
 
+WARPS_PER_SMSP = 16    # H100 (sm_90): 64 resident warps per SM over 4 schedulers
+
+
+@f.claims
+def stall_unit(check):
+    """The sentence that reads Nsight's unit (warps stalled per issue-active cycle, summed over the reasons) as the
+    cycles a warp spends per instruction it issues: both are resident warps per scheduler ÷ issue-active share."""
+    per_instruction = WARPS_PER_SMSP * naive_profile["achieved_occupancy_pct"] / naive_profile["issue_active_pct"]
+    check(abs(per_instruction - naive_stall_total) < 0.03 * naive_stall_total,
+          "본문: 스톨 합계는 워프 하나가 명령 하나를 내는 데 걸린 평균 사이클과 같다 (상주 워프 ÷ 발행 비율)")
+
+
+naive_sass = sass.summarize("sgemm_naive", "sm_90")     # book/data/sass_facts.json (recorded SASS)
+
+
+@f.claims
+def sass_listing(check):
+    """The list after the SASS cells: only 32-bit LDG (A and B on the read-only path), no LDG.E.128, no shared
+    memory instruction, and two loads per FFMA in every unrolled copy plus the epilogue's C read and FFMA."""
+    ab_loads = naive_sass.counts.get("LDG.E.CONSTANT", 0)
+    check(naive_sass.ldg_128 == 0 and naive_sass.ldg_32 > 0 and ab_loads > 0,
+          "본문: 로드는 모두 32비트 LDG이고 A·B 로드에 .CONSTANT가 붙으며, LDG.E.128은 없다")
+    check(not naive_sass.lds_widths and not naive_sass.sts_widths, "본문: 공유 메모리 명령(LDS, STS)이 없다")
+    check(naive_sass.counts.get("LDG.E") == 1 and ab_loads == 2 * (naive_sass.ffma - 1),
+          "본문: 펼쳐도 FFMA 하나에 로드 둘 (에필로그의 C 읽기와 FFMA 하나를 빼면)")
+
+
 @f.claims
 def quiz_numbers(check):
     """Every recorded number a question of the bank (course/banks/m04.yaml) quotes."""
@@ -127,5 +175,29 @@ def quiz_numbers(check):
                    f"{naive_profile['achieved_occupancy_pct']:.1f}%",
                    f"요청당 섹터 수는 {naive_profile['sectors_per_request']:.1f}"):
         check(quoted in q8, f"퀴즈 m04-q08: 기록과 맞는 값 '{quoted}'")
+    a100 = roofline.A100_REFERENCE          # the source material's A100 figures (datasheet, not measured)
+    for quoted in (f"{a100.peak_gflops:,.0f} GFLOP/s ÷ {a100.bandwidth_gbs:,.0f} GB/s ≈ {a100.ridge_ai:.1f} FLOP/B",
+                   f"FP32 최대 {bench_provenance['peak_gflops']:,.0f} GFLOP/s ÷ 측정한 복사 대역폭 "
+                   f"{bench_provenance['bandwidth_gbs']:,.0f} GB/s ≈ "
+                   f"{bench_provenance['peak_gflops'] / bench_provenance['bandwidth_gbs']:.1f} FLOP/B"):
+        check(quoted in " ".join(q8.split()), f"퀴즈 m04-q08: 꺾임점 계산 '{quoted}'")
     check(f"{naive_profile['sectors_per_request']:.1f}" == "2.0" and "2.0으로" in quiz_text(4, "m04-q05"),
           "퀴즈 m04-q05: 요청당 섹터 2.0")
+
+
+def no_a100_record(check):
+    """No record of this course was made on an A100, so the source material's A100 figures stay claims."""
+    devices = {bench_provenance["device"], profile_record["device"]}
+    check(not any("A100" in d for d in devices), "기록(benchmarks.json, profiles.json)에 A100에서 잰 값이 없다")
+
+
+@f.absence("측정되지 않은 주장입니다")
+def source_claim_unmeasured(check):
+    """The summary: the source material's "1–5% (A100)" is not a measurement of this course."""
+    no_a100_record(check)
+
+
+@f.absence("측정값이 아닌 주장이고")
+def source_claim_not_a_measurement(check):
+    """The section "얼마나 느린가": the same "1–5%" figure, said where it is first quoted."""
+    no_a100_record(check)

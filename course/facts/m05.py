@@ -9,6 +9,7 @@ from course.facts import Facts, quiz_text
 from course.facts.recorded_sass import sass
 from course.page import recorded
 from kernels.record import DATA_DIR
+from sims import coalescing
 
 f = Facts("m05")
 
@@ -42,6 +43,7 @@ f.set("dur_ratio_strided", strided_profile["duration_ms"] / naive_profile["durat
 f.set("req_ratio_coal", naive_profile["global_ld_requests"] / coalesced_profile["global_ld_requests"], ".1f")
 f.set("sect_ratio_coal", naive_profile["global_ld_sectors"] / coalesced_profile["global_ld_sectors"], ".2f")
 f.set("instr_ratio_coal", naive_profile["instructions"] / coalesced_profile["instructions"], ".1f")
+f.set("l1hit_coal", coalesced_profile["l1_hit_rate_pct"], ".0f")
 f.set("ncu_date", str(profile_record["date"])[:10])
 f.set("ncu_device", profile_record["device"])
 
@@ -75,6 +77,10 @@ def profile_directions(check):
     check(coal["registers"] > naive["registers"]
           and coal["theoretical_occupancy_pct"] < naive["theoretical_occupancy_pct"],
           "본문: 레지스터가 늘어 이론 점유율이 내려갔다")
+    check(coal["l1_hit_rate_pct"] > 80 and coal["dram_pct"] < 10,
+          "본문: Level 1의 로드는 대부분 L1이 내주고(적중률 80% 초과), DRAM은 한가하다")
+    check(max(coal["l1_lsu_wavefronts_pct"], coal["issue_active_pct"], coal["fma_pipe_pct"]) < 70,
+          "본문: Level 1에서는 어느 파이프도 꽉 차지 않았다 (지연을 기다리는 것이지 처리량 한계가 아니다)")
 
 
 def median_ms(kernel, n):
@@ -134,6 +140,45 @@ def sass_loads(check):
           "본문: Level 1은 LDG.E.128을 쓰고, 로컬 메모리가 0 B이므로 acc와 a_k는 레지스터에만 있다")
     check(coalesced_sass.counts["LDG.E.128.CONSTANT"] > 0 and coalesced_sass.counts["LDG.E.128"] > 0,
           "본문: A와 B는 LDG.E.128.CONSTANT로, beta ≠ 0일 때 C는 접미사 없는 LDG.E.128로 읽는다")
+    check(coalesced_sass.counts.get("STG.E.128") == 1 and not any(
+              op.startswith("STG") and op != "STG.E.128" for op in coalesced_sass.counts),
+          "본문: 결과 네 개는 STG.E.128 하나로 쓴다")
+
+
+# ============================================================ awkward shapes (benchmarks.json awkward_rows)
+def staging_share(row: dict) -> float:
+    """The share (%) of a staged shape's median time spent copying operands to aligned buffers."""
+    return 100 * (row["median_ms"] - row["kernel_only_ms"]) / row["median_ms"]
+
+
+_coal_awkward = {(r["M"], r["N"], r["K"]): r for r in bench.provenance["awkward_rows"]
+                 if r["kernel"] == "sgemm_coalesced"}
+AWKWARD_BIG, AWKWARD_SMALL = (4095, 4095, 4095), (1000, 1023, 1025)
+f.set("stage_share_big", staging_share(_coal_awkward[AWKWARD_BIG]), ".0f")
+f.set("stage_share_small", staging_share(_coal_awkward[AWKWARD_SMALL]), ".0f")
+
+
+@f.claims
+def staging_cost(check):
+    """The paragraph on what staging costs: the awkward shapes pay a copy, the level comparisons pay none."""
+    big, small = _coal_awkward[AWKWARD_BIG], _coal_awkward[AWKWARD_SMALL]
+    check(big["staged"] and small["staged"] and 0 < staging_share(big) < staging_share(small),
+          "본문: 옮겨 담기는 시간이 들고, 그 몫은 작은 행렬에서 더 크다")
+    check(all(not bench.at(k, n).get("staged") for k in FACT_LABELS for n in SIZES),
+          "본문: 레벨 비교의 측정(1024–4096³)은 옮겨 담지 않은 정렬된 입력으로 했다")
+
+
+# ============================================================ simulation 5, step 4 (lda = 4097)
+_lda_4097 = coalescing.strip_load("row", 16, base_offset=0, lda=4097).requests[0]
+f.set("lda4097_bad", len(_lda_4097.misaligned_tids), "d")
+
+
+@f.claims
+def simulation_answers(check):
+    """Step 4's answer: with lda = 4097 a 16-byte load is misaligned on every row that is not a multiple of 4
+    (even rows such as 2 included), not only on odd rows."""
+    bad = set(_lda_4097.misaligned_tids)
+    check(bad == {i for i in range(32) if i % 4}, "시뮬레이션 5 정답 4: 4의 배수가 아닌 레인이 모두 어긋난다")
 
 
 @f.claims
@@ -141,3 +186,33 @@ def quiz_numbers(check):
     """The recorded number the bank (course/banks/m05.yaml) quotes."""
     check(f"요청당 섹터 수는 {naive_profile['sectors_per_request']:.1f}" in quiz_text(5, "m05-q08"),
           "퀴즈 m05-q08: 요청당 2.0섹터")
+
+
+@f.claims
+def sass_ratio(check):
+    """The sentence on the "FFMA / LDG" column: the static counts are the source's ratios (2 loads per FFMA in
+    Level 0, 5 loads per 16 FFMAs in Level 1) repeated over the unrolled copies, plus the epilogue's C read."""
+    naive_ab = naive_sass.counts.get("LDG.E.CONSTANT", 0)               # A and B reads (read-only path)
+    coal_ab = coalesced_sass.counts.get("LDG.E.128.CONSTANT", 0)
+    check(naive_sass.counts.get("LDG.E") == 1 and naive_ab % 2 == 0 and naive_sass.ffma == naive_ab // 2 + 1,
+          "본문: 나이브 커널은 로드 2개에 FFMA 1개씩 펼쳐 놓고, 에필로그에 C 읽기 1개와 FFMA 1개")
+    check(coalesced_sass.counts.get("LDG.E.128") == 1 and coal_ab % 5 == 0
+          and coalesced_sass.ffma == 16 * (coal_ab // 5) + 4,
+          "본문: Level 1은 로드 5개에 FFMA 16개씩 펼쳐 놓고, 에필로그에 C 읽기 1개와 FFMA 4개")
+
+
+@f.absence("이 변형은 이 강좌에서 측정하지 않았으므로")
+def float4_naive_not_measured(check):
+    """Q3's variant (the naive mapping with float4 loads) was never built, timed or profiled."""
+    variant_record = json.loads((DATA_DIR / "variants.json").read_text(encoding="utf-8"))
+    recorded_names = ({r["kernel"] for r in bench.rows} | {r["kernel"] for r in profile_record["kernels"]}
+                      | set(variant_record["variants"]))
+    check(not any("naive" in n and any(t in n for t in ("float4", "vec", "128")) for n in recorded_names),
+          "기록(benchmarks, profiles, variants)에 float4 로드를 쓰는 나이브 변형이 없다")
+
+
+@f.absence("측정 근거 없음")
+def source_claim_unmeasured(check):
+    """The source material's Level 1 figures (A100) have no measurement behind them in this course's records."""
+    check("A100" not in bench.provenance["device"] and "A100" not in profile_record["device"],
+          "기록(benchmarks.json, profiles.json)에 A100에서 잰 값이 없다")

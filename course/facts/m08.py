@@ -163,12 +163,12 @@ f.set("old_ratio_4096", old_loop_4096["time_ratio"], ".2f")
 
 @f.claims
 def old_loop_timings(check):
-    check(all(r["correct"] for r in _old_loop_rows.values()), "본문: 이전 판 루프는 출하본과 같은 C를 낸다")
+    check(all(r["correct"] for r in _old_loop_rows.values()), "본문: 이전 판 루프는 배포본과 같은 C를 낸다")
     check(all(r["time_ratio"] > 1.05 for r in _old_loop_rows.values()),
-          "본문: 이전 판 루프는 모든 크기에서 출하본보다 느리다")
+          "본문: 이전 판 루프는 모든 크기에서 배포본보다 느리다")
     check(abs(old_loop_4096["time_ratio"] - old_loop_bounds2_4096["time_ratio"]) < 0.03, "본문: (256, 2)만 더해도 거의 같다")
     level3_over_level4 = bench_rows[(LEVEL3, 4096)]["median_ms"] / bench_rows[(LEVEL4, 4096)]["median_ms"]
-    check(1 < old_loop_4096["time_ratio"] < level3_over_level4, "본문: 이전 판 루프는 출하본보다 느리고 Level 3보다는 빠르다")
+    check(1 < old_loop_4096["time_ratio"] < level3_over_level4, "본문: 이전 판 루프는 배포본보다 느리고 Level 3보다는 빠르다")
 
 
 # ============================================= grid fill at 1024³ (the wave model of modules 7 and 11)
@@ -217,6 +217,7 @@ def sass_summary_table(check):
     """The text under the chapter's SASS summary table and excerpt."""
     s3, s4 = sass_level3, sass_level4
     check(s3.spills == s4.spills == 0 and s4.ffma == s3.ffma + 512, "본문: 스필 없음, 꼬리의 계산이 FFMA 512개를 더한다")
+    check(s3.ffma - 512 == 64, "본문: Level 3의 FFMA = 루프의 512개 + 에필로그 beta 경로의 64개 (스레드의 8×8 칸)")
     check(s4.registers - s3.registers > 12, "본문: 레지스터가 float 8개보다 훨씬 많이 는다")
     check(s4.counts["LDG.E.128.CONSTANT"] == 2 * s3.counts["LDG.E.128.CONSTANT"] == 4,
           "본문: 타일 로드 LDG.E.128.CONSTANT는 Level 3에 둘(A, B), Level 4에 넷(프롤로그와 루프)")
@@ -307,13 +308,13 @@ def shipped_loop_order(check):
     check(occupancy_level4.active_warps == 16, "본문: SM에 워프 16개, 스케줄러 넷에 4개씩")
     check(_issue_cycles_between > 800,
           "본문: 로드와 STS 사이의 FFMA를 내는 사이클이 글로벌 로드 레이턴시(수백 사이클)보다 길다")
-    check(l3.ffma == l4.ffma == 512, "본문: 두 커널의 메인 루프에 FFMA 512개 (k 8단계 × 64)")
+    check(l3.ffma == l4.ffma == 512, "본문: 두 커널의 메인 루프에 FFMA 512개 (k 스텝 8번 × 64)")
     check(l3.count("BAR") == 2 and l4.count("BAR") == 1, "본문: Level 3의 루프는 BAR로 시작해 두 번째 BAR로 끝나고, Level 4에는 하나")
     check(all(pos == 0 for kind, pos in l3.events if kind in ("LDG", "STS")) and max(l3.positions("BAR")) == 512,
           "본문: Level 3의 루프는 LDG → STS → BAR로 시작하고(그 사이 FFMA 없음) FFMA 512개 뒤 BAR로 끝난다")
     check(l4.count(BRANCH) == 0 and l3.count(BRANCH) == 0, "본문: 루프 본문에는 조건 분기가 하나도 없다")
     check(0 < _ldg_level4 < l4.ffma // 2 and _sts_level4 < l4.ffma and _sts_level4 - _ldg_level4 >= l4.ffma // 4,
-          "본문: 출하된 Level 4의 LDG는 루프 앞쪽 절반에, STS는 그보다 FFMA 수백 개 뒤에 있다")
+          "본문: 배포된 Level 4의 LDG는 루프 앞쪽 절반에, STS는 그보다 FFMA 수백 개 뒤에 있다")
 
 
 # The old loop (kernels/variants.py) and the two changes one at a time, as the chapter compiles them.
@@ -354,7 +355,7 @@ def old_loop_and_the_two_changes(check):
     check(peeled.count(BRANCH) == 0 and peeled.first("LDG") < old.ffma // 2,
           "본문: 꼬리만 빼면 분기가 사라지고 로드가 앞쪽 절반으로 올라온다")
     check(sass_peeled_only.registers > 128 and sass_level4.registers <= 128 and sass_level4.spills == 0,
-          "본문: 꼬리만 빼면 레지스터가 128개를 넘고, 출하본은 128개 이하에 스필 없음")
+          "본문: 꼬리만 빼면 레지스터가 128개를 넘고, 배포본은 128개 이하에 스필 없음")
     check(peeled.first("LDG") < _ldg_level4, "본문: 한도를 주면 로드가 조금 늦게 나간다")
 
 
@@ -393,3 +394,61 @@ def quiz_numbers(check):
     check(gain[1024] > max(gain[2048], gain[4096]) and 2 * waves[1024].blocks < SM_COUNT
           and f"{waves[1024].blocks}개" in q8, "퀴즈 m08-q08: 블록 64개뿐인 1024³에서 이득이 가장 컸다")
     check(smem_level3 == 8192 and smem_level4 == 16384 and "16,384" in quiz_text(8, "m08-q03"), "퀴즈 m08-q03: 16,384 B")
+
+
+# ===================================== cuBLAS's own spread between timing windows (benchmarks.json)
+def cublas_window_spread_pct(n: int) -> float:
+    """How far apart the cuBLAS times measured next to each kernel at size n are (max / min - 1, in %):
+    each row's % of cuBLAS divides by the cuBLAS time of its own window."""
+    times = [r["median_ms"] * r["pct_cublas"] / 100 for r in bench.rows
+             if r["M"] == n and r["kernel"] != "cublas" and r.get("pct_cublas")]
+    return 100 * (max(times) / min(times) - 1)
+
+
+f.set("cb_spread_2048", cublas_window_spread_pct(2048), ".0f")
+
+
+@f.claims
+def level4_at_2048_is_within_noise(check):
+    spread = cublas_window_spread_pct(2048)
+    check(spread > 5, "본문: 2048³에서 창마다 잰 cuBLAS 시간이 몇 % 넘게 벌어진다")
+    check(abs(bench_rows[(LEVEL4, 2048)]["pct_cublas"] - 100) < spread,
+          "본문: 2048³에서 Level 4와 cuBLAS의 차이는 cuBLAS 자체의 흔들림보다 작다(앞섰다고 읽지 않는다)")
+
+
+# ================================================ what the records do not hold (absence sentences)
+_source_stalls = json.loads((DATA_DIR / "source_stalls.json").read_text(encoding="utf-8"))
+_source_stall_kernels = {k["kernel"] for k in _source_stalls["kernels"]}
+
+
+@f.absence("Level 3과 Level 4의 명령별 샘플은 기록에 없습니다")
+def no_source_samples_for_levels_3_and_4(check):
+    check(_source_stall_kernels == {LEVEL5_16BYTE},
+          "본문: 명령별 샘플(source_stalls.json)은 Level 5(16바이트) 하나뿐이고 Level 3·4의 것은 없다")
+
+
+def _no_a100_record(check, where: str) -> None:
+    """The source material's A100 figures were never measured here: no record comes from an A100."""
+    devices = [bench_provenance["device"], profile_record["device"], variants_record["device"], _source_stalls["device"]]
+    check(all("A100" not in d for d in devices), f"{where}: 기록된 장치 중 A100이 없다 ({devices})")
+
+
+@f.absence("이 책의 기록에는 A100에서 잰 값이 없습니다")
+def no_a100_measurement(check):
+    _no_a100_record(check, "핵심 정리")
+
+
+@f.absence("측정한 값이 아니고 장치도 다르니")
+def source_range_70_85_not_measured(check):
+    _no_a100_record(check, "측정 절: 원 자료의 70–85%")
+
+
+@f.absence("원 자료 주장, A100, 측정 아님")
+def source_profile_not_measured(check):
+    _no_a100_record(check, "프로파일 절: 원 자료의 Level 4 프로파일")
+
+
+@f.claims
+def old_loop_timed_in_summary(check):
+    check("level4_old_loop" in {v for v, _ in _old_loop_rows},
+          "핵심 정리: 이전 판 루프의 시간은 variants.json에 있다(그 값을 인용한다)")
