@@ -57,8 +57,9 @@ def figure_html(fig, height: int | None = None) -> str:
     """A div plus the figure as JSON; course/static/figures.js draws it with the site's plotly.js.
 
     Around it, for readers who cannot see it: a Korean accessible name and a description generated
-    from the figure's data (course.figure_text), and, for a chart without controls, its data as
-    tables behind a "표로 보기" toggle. figures.js adds the keyboard controls of a simulator."""
+    from the figure's data (course.figure_text), and its data as tables (with the words drawn in it)
+    behind a "표로 보기" toggle. figures.js writes the title above the plot, adds a simulator's
+    controls and keeps its description and tables those of the state shown."""
     spec = fig.to_plotly_json()
     _trim_template(spec)
     figure_text.apply_series_styles(spec.get("data", []))
@@ -76,7 +77,7 @@ def figure_html(fig, height: int | None = None) -> str:
         f'<div class="course-figure" id="{div_id}" aria-hidden="true" style="width:100%;height:{int(h)}px"></div>'
         f'<script type="application/json" id="{div_id}-spec">{payload}</script>'
         f'<p class="course-figure-desc course-sr-only" id="{div_id}-desc">{description}</p>'
-        f"{figure_text.tables_html(figure_text.figure_tables(spec), div_id)}"
+        f"{figure_text.tables_html(figure_text.figure_tables(spec), div_id, figure_text.figure_notes(spec))}"
         "</div>"
     )
 
@@ -277,7 +278,7 @@ def show_results(results: Results, title: str, caption: str = ""):
     if results.why_recorded:
         note(results.why_recorded, kind="warning")
     note(results.label(), kind="live" if results.live else "recorded")
-    table(table_rows(results), TABLE_COLUMNS, caption)
+    table(table_rows(results), TABLE_COLUMNS, caption or f"{title}: 커널별 측정값")
     show(figure(results, title))
 
 

@@ -6,12 +6,14 @@
 - checks every claim the chapters' text makes against the records (course.facts: claims functions), so
   a re-recording that contradicts a sentence stops the build instead of publishing it;
 - adds the site's own scripts and styles (course/static/*.js|css, the bundled plotly.js) once per
-  page, from _static/ — no CDN, so the site works offline.
+  page, from _static/ — no CDN, so the site works offline;
+- writes the site's index.html (a redirect to the first page) as a page of its own, with the
+  book's language and a title: the bare redirect sphinx-external-toc writes has neither.
 """
 from __future__ import annotations
 
+import html
 import importlib
-
 import json
 import shutil
 from pathlib import Path
@@ -32,6 +34,38 @@ def _copy_course_static(app, exc=None):
     for path in STATIC_SRC.glob("*"):
         if path.suffix in {".js", ".css"}:
             shutil.copy2(path, out / path.name)
+
+
+INDEX_PAGE = """<!DOCTYPE html>
+<html lang="{lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<meta http-equiv="Refresh" content="0; url={target}">
+<link rel="canonical" href="{target}">
+</head>
+<body>
+<p><a href="{target}">{title}: 첫 페이지로 가기</a></p>
+</body>
+</html>
+"""
+
+
+def index_page(title: str, target: str, language: str) -> str:
+    """The site's index.html: a redirect to target that is still a page (language, title, a link)."""
+    return INDEX_PAGE.format(lang=html.escape(language or "en"), title=html.escape(title),
+                             target=html.escape(target))
+
+
+def _write_index(app, exc=None):
+    """Runs before sphinx-external-toc's own build-finished handler, which then leaves the file alone."""
+    if exc is not None or app.builder.format != "html" or app.config.root_doc == "index":
+        return
+    title = app.env.titles.get(app.config.root_doc)
+    name = app.config.html_title or (title.astext() if title is not None else app.config.root_doc)
+    target = app.builder.get_target_uri(app.config.root_doc)
+    (Path(app.outdir) / "index.html").write_text(index_page(name, target, app.config.language), encoding="utf-8")
 
 
 def _settings_script(app) -> str:
@@ -89,5 +123,6 @@ def setup(app):
     app.connect("builder-inited", _add_assets)
     app.connect("builder-inited", _verify_claims)
     app.connect("build-finished", _copy_course_static)
+    app.connect("build-finished", _write_index, priority=400)
     app.connect("html-page-context", _drop_thebe, priority=900)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

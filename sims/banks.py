@@ -307,9 +307,9 @@ def _result_html(params: dict) -> str:
     style = "style='border-collapse:collapse;font-size:12px;margin-right:16px'"
     return (f"<p><b>{escape(request_summary(req))}</b></p>"
             f"<p>행 피치(pitch) {req.pitch} 워드 · 브로드캐스트: {groups or '없음'}</p>"
-            f"<div style='display:flex;flex-wrap:wrap'><table {style}><tr><th>뱅크</th>"
+            f"<div style='display:flex;flex-wrap:wrap'><table {style}><caption>뱅크별 워드</caption><tr><th>뱅크</th>"
             f"<th>워드 수</th><th>워드</th></tr>{bank_rows}</table>"
-            f"<table {style}><tr><th>스레드</th><th>tx</th><th>ty</th><th>[행][열]</th>"
+            f"<table {style}><caption>스레드별 접근 위치와 뱅크</caption><tr><th>스레드</th><th>tx</th><th>ty</th><th>[행][열]</th>"
             f"<th>워드</th><th>뱅크</th></tr>{thread_rows}</table></div>")
 
 

@@ -436,7 +436,7 @@ def _request_table_html(req: WarpRequest, matrix: str) -> str:
             rows.append(f"<tr><td>T{t.tid}</td><td>{t.tx}</td><td>{t.ty}</td>"
                         f"<td>{matrix}[{t.row}][{t.col}] = {t.element}</td><td>{t.address}</td>"
                         f"<td>{t.sector}</td><td>{t.line}</td></tr>")
-    return ("<table style='border-collapse:collapse;font-size:12px'>" + head + "".join(rows)
+    return ("<table style='border-collapse:collapse;font-size:12px'><caption>스레드별 주소, 섹터, 라인</caption>" + head + "".join(rows)
             + "</table>")
 
 
@@ -467,7 +467,7 @@ def _strip_result_html(params: dict) -> str:
     return (f"<p><b>{escape(strip_summary(strip))}</b></p>"
             f"<p>{escape(FLOAT4_NOTE)}</p>"
             "<p>첫 번째 명령의 레인별 접근:</p>"
-            "<table style='border-collapse:collapse;font-size:12px'><tr><th>레인</th>"
+            "<table style='border-collapse:collapse;font-size:12px'><caption>첫 번째 명령의 레인별 주소와 섹터</caption><tr><th>레인</th>"
             "<th>[행][열]</th><th>주소 (B)</th><th>섹터</th></tr>" + lanes + "</table>")
 
 

@@ -258,7 +258,7 @@ def _state_html(state: OuterProductState, measured: dict | None = None) -> str:
         f"<p><b>k = {state.k}</b>까지 실행: a<sub>m</sub> = A[m][k], b<sub>n</sub> = B[k][n]; "
         f"칸의 숫자는 그 누산기(accumulator)가 받은 FMA 횟수. 지금까지 로드 "
         f"{state.floats_loaded} float, FMA {state.fmas_done}회 ({state.flops_done} FLOP).</p>"
-        f"<table style='border-collapse:collapse'>{''.join(rows)}</table>"
+        f"<table style='border-collapse:collapse'><caption>누산기별 FMA 횟수 (k = {state.k}까지)</caption>{''.join(rows)}</table>"
         f"<ul>{lines}</ul>{warn}"
     )
 

@@ -583,7 +583,7 @@ def _schedule_html(one: BufferSchedule, two: BufferSchedule) -> str:
             f"<td>{r.steady_idle_per_tile:g} = {idle}</td></tr>")
     bars = _ascii_gantt(two)
     return (
-        "<table style='border-collapse:collapse' border='1' cellpadding='4'>"
+        "<table style='border-collapse:collapse' border='1' cellpadding='4'><caption>버퍼 수별 총 시간과 유휴 시간</caption>"
         "<tr><th>버퍼 수</th><th>총 시간</th><th>연산 유닛 유휴 시간</th>"
         "<th>정상 상태 타일당 시간</th><th>정상 상태 타일당 유휴</th></tr>"
         + "".join(rows) + "</table>"
@@ -816,7 +816,7 @@ def _trace_html(trace: PipelineTrace, focus: int | None = None) -> str:
             "<p style='font-size:12px'>L 로딩(완료 보장 없음) · R 준비(완료 보장) · C 연산 · "
             "_ 비어 있음 · ⚠ 위험</p>"
             f"<div style='overflow-x:auto'><table border='1' cellpadding='3' "
-            f"style='border-collapse:collapse;font-size:12px'><tr><th></th>{head}</tr>"
+            f"style='border-collapse:collapse;font-size:12px'><caption>반복 단계별 커밋 그룹의 상태</caption><tr><th></th>{head}</tr>"
             f"{''.join(rows)}</table></div>{focused}"
             f"<ol start='0' style='font-size:12px'>{details}</ol>")
 

@@ -770,7 +770,7 @@ def _card_html(card: ProfileCard, cublas) -> str:
         f"<td>{html.escape(STALL_REASONS.get(n, ('—', ''))[0])}</td></tr>"
         for n, v in sorted(card.stalls.items(), key=lambda kv: -kv[1]))
     return (f"<ul>{items}</ul><table border='1' cellpadding='3' style='border-collapse:"
-            f"collapse;font-size:12px'><tr><th>스톨</th><th>비율</th><th>뜻</th></tr>"
+            f"collapse;font-size:12px'><caption>스톨 원인별 비율과 뜻</caption><tr><th>스톨</th><th>비율</th><th>뜻</th></tr>"
             f"{stalls}</table>")
 
 

@@ -641,7 +641,7 @@ def _points_html(points: list[RooflinePoint], roof: DeviceRoof, cublas) -> str:
         rows.append(f"<tr><td>{html.escape(p.label)}</td><td>{p.ai:.3g}</td>"
                     f"<td>{p.gflops:,.0f}</td><td>{bound:,.0f}</td><td>{pct}</td></tr>")
     return ("<table border='1' cellpadding='3' style='border-collapse:collapse'>"
-            "<tr><th>커널</th><th>AI (FLOP/B)</th><th>측정 GFLOP/s</th>"
+            "<caption>커널별 산술 강도, 측정 성능, 지붕</caption><tr><th>커널</th><th>AI (FLOP/B)</th><th>측정 GFLOP/s</th>"
             "<th>이 AI의 지붕</th><th>cuBLAS 대비</th></tr>" + "".join(rows) + "</table>")
 
 
@@ -838,7 +838,7 @@ def _occupancy_html(r: OccupancyResult) -> str:
             f" → 이론 점유율(theoretical occupancy) <b>{r.occupancy_pct:.1f}%</b>; "
             f"제한 요인: {limiting}</p>"
             "<table border='1' cellpadding='3' style='border-collapse:collapse'>"
-            "<tr><th>자원</th><th>허용 블록 수/SM</th></tr>" + rows + "</table>"
+            "<caption>자원별로 허용하는 SM당 블록 수</caption><tr><th>자원</th><th>허용 블록 수/SM</th></tr>" + rows + "</table>"
             "<ul>" + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul>"
             "<p style='font-size:12px'>이론값입니다. 실제 달성 점유율(achieved occupancy)은 "
             "Nsight Compute로 측정해야 하며 더 낮을 수 있습니다.</p>")

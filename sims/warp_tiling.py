@@ -507,7 +507,7 @@ def _loads_table(cfg: WarpTiling, k: int, lane: int) -> str:
                     f"<td>{load.request.wavefronts} / {load.request.ideal_wavefronts}</td>"
                     f"<td>{'충돌 없음' if load.conflict_free else f'{load.request.conflict_ways:g}-way 충돌'}</td>"
                     f"<td>{', '.join(map(str, mine.words))}</td><td>{', '.join(map(str, mine.banks))}</td></tr>")
-    return ("<table style='border-collapse:collapse'><thead><tr><th>읽기</th><th>서로 다른 float4</th>"
+    return ("<table style='border-collapse:collapse'><caption>조각 읽기별 뱅크 충돌</caption><thead><tr><th>읽기</th><th>서로 다른 float4</th>"
             "<th>웨이브프론트 / 이상적 (반 워프씩)</th><th>판정</th><th>이 레인의 워드</th><th>뱅크</th></tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table>")
 

@@ -70,7 +70,8 @@ def test_the_plotly_bundle_carries_every_trace_type_the_figures_draw(page, site_
 
 
 def test_a_slider_changes_a_figure(page, site_url, site_dir):
-    """Find a figure with a slider, move it to its last step, and see the plotted data change."""
+    """Find a figure with a slider, drag its control (shown above the plot, course/static/figures.js)
+    to its last step with the mouse, and see the plotted data, plotly's own slider and the title change."""
     for rel in site_pages(site_dir):
         page.goto(f"{site_url}/{rel}", wait_until="load")
         for fig in page.query_selector_all("div.course-figure"):
@@ -79,15 +80,17 @@ def test_a_slider_changes_a_figure(page, site_url, site_dir):
                 continue
             state = "el => JSON.stringify([el.data.map(t => [t.x, t.y, t.z, t.text, t.visible]), el.layout.title, el.layout.annotations])"
             before = page.evaluate(state, fig)
-            rail = fig.query_selector("rect.slider-rail-touch-rect") or fig.query_selector("rect.slider-rail-rect")
-            if rail is None:
-                continue
-            fig.scroll_into_view_if_needed()
-            box = rail.bounding_box()
-            page.mouse.click(box["x"] + box["width"] - 4, box["y"] + box["height"] / 2)   # the last step
-            page.wait_for_timeout(500)
+            rng = page.locator(f"#{fig.get_attribute('id')}-slider-0")
+            rng.scroll_into_view_if_needed()
+            box = rng.bounding_box()
+            page.mouse.click(box["x"] + box["width"] - 2, box["y"] + box["height"] / 2)   # the last step
+            steps = page.evaluate("el => el.layout.sliders[0].steps.length", fig)
+            page.wait_for_function("([el, last]) => el.layout.sliders[0].active === last", arg=[fig, steps - 1], timeout=5_000)
             after = page.evaluate(state, fig)
             assert after != before, f"{rel}: moving the slider changed nothing"
+            caption = page.locator(f"#{fig.get_attribute('id')}-title").inner_text()
+            title = page.evaluate("el => CourseFigures.text.title(el.layout.title)", fig)
+            assert caption.replace("\n", " — ") == title, (caption, title)
             return
     pytest.fail("no figure with a working slider was found in the site")
 

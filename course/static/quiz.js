@@ -11,6 +11,11 @@
  *   <div class="course-gate" data-module="7" data-requires="6"></div>
  *   window.COURSE_SETTINGS = course_settings from _config.yml (defined before this script)
  *
+ * Accessibility: every choice group (fieldset) and answer input is named by its question's prompt
+ * (aria-labelledby), an input's own short label following; the focus never falls to the page body
+ * (after grading it is on the result, after a self-assessment verdict on the pressed button, after
+ * '다시 풀기' on the quiz's title); the key is marked in words ("✓ 정답"), not by colour alone.
+ *
  * Choice order: shuffled from the first attempt, seeded by the learner's anonymous id (made once,
  * stored with the progress) and the attempt number, so any order can be reproduced
  * (course/shuffle.py does the same in Python; tests/test_quiz_js.py compares). Every choice shows
@@ -30,13 +35,16 @@
  *   input[data-quiz-numeric]                                numeric answer
  *   input[data-quiz-blank="<blank id>"]                     code blank
  *   textarea[data-quiz-free]                                free answer
- *   [data-quiz-input-error]                                 message under an unreadable number
+ *   [data-quiz-input-error]                                 message under an unreadable number (its input's
+ *                                                           aria-describedby, with aria-invalid="true")
  *   [data-quiz-submit-warning]                              "n questions unanswered: press again to submit"
+ *                                                           (role="alert", in the page and empty until then)
  *   [data-quiz-feedback][data-quiz-status="<status>"]       per-question feedback after submit
  *   button[data-quiz-self="true" | "false"]                 self-assessment 맞음 / 틀림 (free items)
  *   button[data-quiz-action="submit" | "retry" | "download"]
  *   input[data-quiz-student="id" | "name"]                  student form for the submission file
- *   [data-quiz-result]                                      result summary
+ *   [data-quiz-result]                                      result summary (a live region, in the page and
+ *                                                           empty before grading; it takes the focus after)
  *   [data-quiz-banner][data-quiz-passed="true" | "false"]   checkpoint pass/fail banner
  *   [data-quiz-download-status]                             message after a download
  *   [data-quiz-review]                                      checkpoint feedback: where to review (no key)
@@ -813,34 +821,36 @@
     return [el("a", { href: pageLink(module), text: pageLink(module).replace(/\.html$/, "") }), "의 〈" + (section || "본문") + "〉"];
   }
 
+  /** On a checkpoint the head names the status only (a grader's message could hint at the key),
+   *  except for an unreadable answer, whose message says what to fix. */
+  function checkpointHead(r) {
+    var head = STATUS_TEXT[r.status] || r.status;
+    if (r.status === "partial") { head += " (" + formatScore(r.score) + "점)"; }
+    if (r.status === "invalid" && r.message) { head += " — " + r.message; }
+    return el("p", { "class": "course-quiz-status course-quiz-status-" + r.status, text: head });
+  }
+
+  /** Under a checkpoint question: where in the chapter to review; for a free answer the
+   *  self-assessment against that section (the buttons come from selfAssessmentButtons). */
+  function checkpointReview(quiz, q, r) {
+    if (q.type === "free" && (r.status === "pending" || r.status === "self")) {
+      return [el("p", { "data-quiz-review": true }, ["체크포인트에서는 모범 답안을 보여 주지 않습니다. "]
+        .concat(reviewLink(quiz.module, q.section), [" 부분을 다시 읽고, 내 답이 그 내용을 담았는지 스스로 판단하세요."])),
+        quiz.selfAssessmentOf(q)];
+    }
+    return r.correct ? [] : [el("p", { "data-quiz-review": true }, ["복습할 곳: "].concat(reviewLink(quiz.module, q.section)))];
+  }
+
   /** Feedback on a checkpoint: right or wrong, and where in the chapter to review; no key, no model
    *  answer, no explanation, no marks on the choices. Free items: self-assessment against the chapter. */
   function showCheckpointFeedback(quiz, q, r) {
     var block = quiz.blocks[q.id];
-    var box = block.querySelector("[data-quiz-feedback]");
-    while (box.firstChild) { box.removeChild(box.firstChild); }
+    var box = clear(block.querySelector("[data-quiz-feedback]"));
     box.hidden = false;
     box.setAttribute("data-quiz-status", r.status);
     block.setAttribute("data-quiz-status", r.status);
-    var head = STATUS_TEXT[r.status] || r.status;
-    if (r.status === "partial") { head += " (" + formatScore(r.score) + "점)"; }
-    if (r.status === "invalid" && r.message) { head += " — " + r.message; }
-    box.appendChild(el("p", { "class": "course-quiz-status course-quiz-status-" + r.status, text: head }));
-    if (q.type === "free" && (r.status === "pending" || r.status === "self")) {
-      box.appendChild(el("p", { "data-quiz-review": true }, ["체크포인트에서는 모범 답안을 보여 주지 않습니다. "]
-        .concat(reviewLink(quiz.module, q.section), [" 부분을 다시 읽고, 내 답이 그 내용을 담았는지 스스로 판단하세요."])));
-      var buttons = el("p", { "class": "course-quiz-self" }, ["자기 평가(self-assessment): "]);
-      [[true, "맞음"], [false, "틀림"]].forEach(function (pair) {
-        var button = el("button", { type: "button", "class": "course-quiz-button", "data-quiz-self": String(pair[0]),
-          "aria-pressed": String(quiz.selfAssessment[q.id] === pair[0]), disabled: quiz.recorded, text: pair[1] });
-        button.addEventListener("click", function () { quiz.selfAssessment[q.id] = pair[0]; quiz.regrade(); });
-        buttons.appendChild(button);
-        buttons.appendChild(document.createTextNode(" "));
-      });
-      box.appendChild(buttons);
-    } else if (!r.correct) {
-      box.appendChild(el("p", { "data-quiz-review": true }, ["복습할 곳: "].concat(reviewLink(quiz.module, q.section))));
-    }
+    box.appendChild(checkpointHead(r));
+    appendAll(box, checkpointReview(quiz, q, r));
   }
 
   function retryAdvice(quiz) {
@@ -853,8 +863,288 @@
   }
 
   // ------------------------------------------------------------------ quiz widget
+  // The Quiz object keeps the state of one quiz on the page; what it shows is built by the small
+  // functions below (one per part: header, question, answer control, feedback, result, submission
+  // form), which take plain arguments and return DOM nodes.
   var BLANK_SPLIT = /___\(([A-Za-z0-9_-]+)\)___/;
 
+  /** A page-unique id for one part of question q ("prompt", "answer", "error", "blank-b1"). */
+  function partId(q, part) {
+    return "cq-" + String(q.id).replace(/[^A-Za-z0-9_-]/g, "_") + (part ? "-" + part : "");
+  }
+
+  /** Named by its question: the prompt's text, then the control's own short label (aria-label). */
+  function labelledByQuestion(q, attrs) {
+    attrs["aria-labelledby"] = partId(q, "prompt") + " " + attrs.id;
+    return attrs;
+  }
+
+  function clear(node) {
+    while (node.firstChild) { node.removeChild(node.firstChild); }
+    return node;
+  }
+
+  function noticeParagraph(text) {
+    return el("p", { "class": "course-notice", "data-course-notice": true, text: "주의: " + text });
+  }
+
+  function checkpointRuleText(cp) {
+    return (cp.title || "체크포인트") + " — " + cp.question_count + "문항 중 " + cp.pass_count +
+      "문항 이상 정답이면 통과 (" + cp.pass_count + "/" + cp.question_count + ")";
+  }
+
+  function quizHeader(bank, checkpoint) {
+    var header = el("div", { "class": "course-quiz-header" }, [
+      el("p", { "class": "course-quiz-title", tabindex: "-1", text: "퀴즈(quiz): " + bank.title })
+    ]);
+    if (checkpoint) {
+      header.appendChild(el("p", { "class": "course-quiz-rule", text: checkpointRuleText(checkpoint) }));
+    }
+    return header;
+  }
+
+  function questionMeta(q) {
+    return el("p", { "class": "course-quiz-meta",
+      text: q.id + " · " + (TYPE_TEXT[q.type] || q.type) + " · 블룸 수준(Bloom): " + q.bloom + (q.section ? " · " + q.section : "") });
+  }
+
+  /** Radio buttons (single) or checkboxes (multiple) in the order given, in a group named by the
+   *  question (a screen reader reads the question when it enters the group). */
+  function choiceGroup(q, order, inputName, checkpoint) {
+    var byId = {};
+    q.choices.forEach(function (c) { byId[String(c.id)] = c; });
+    var fieldset = el("fieldset", { "class": "course-quiz-choices", "aria-labelledby": partId(q, "prompt") });
+    order.forEach(function (id, position) {
+      var input = el("input", { type: q.type === "single" ? "radio" : "checkbox", name: inputName, value: id, "data-quiz-choice": id });
+      fieldset.appendChild(appendInline(el("label", { "class": "course-quiz-choice", "data-quiz-choice-label": id }, [
+        input, " ", el("span", { "class": "course-quiz-choice-id", text: choiceTag(checkpoint, id, position) }), " "]), byId[id].text));
+    });
+    return fieldset;
+  }
+
+  function numericInput(q) {
+    return el("label", { "class": "course-quiz-numeric" }, [
+      "답: ", el("input", labelledByQuestion(q, { type: "text", inputmode: "decimal", autocomplete: "off", "data-quiz-numeric": true,
+        id: partId(q, "answer"), "aria-label": "수치 답" + (q.answer.unit ? " (단위 " + q.answer.unit + ")" : "") })),
+      q.answer.unit ? " " + q.answer.unit : ""
+    ]);
+  }
+
+  /** The question's code with a text input in place of every ___(id)___. */
+  function codeWithBlanks(q) {
+    var code = el("code");
+    q.code.split(BLANK_SPLIT).forEach(function (part, i) {
+      if (i % 2 === 0) { if (part) { code.appendChild(document.createTextNode(part)); } return; }
+      code.appendChild(el("input", labelledByQuestion(q, { type: "text", autocomplete: "off", spellcheck: "false", size: "14",
+        "class": "course-quiz-blank", "data-quiz-blank": part, id: partId(q, "blank-" + part), "aria-label": "빈칸 " + part,
+        placeholder: part })));
+    });
+    return el("pre", { "class": "course-quiz-code" }, [code]);
+  }
+
+  function freeAnswer(q) {
+    return el("textarea", labelledByQuestion(q, { rows: "4", "class": "course-quiz-free", "data-quiz-free": true,
+      id: partId(q, "answer"), "aria-label": "서술형 답" }));
+  }
+
+  /** The answer control of a question; choice questions also record the order they are shown in. */
+  function answerControl(quiz, q) {
+    if (q.type === "single" || q.type === "multiple") {
+      var order = shuffledIds(q.choices.map(function (c) { return String(c.id); }), quiz.learner, quiz.attemptNo, q.id);
+      quiz.choiceOrder[q.id] = order;
+      return choiceGroup(q, order, "cq" + quiz.module + "-" + q.id + "-" + quiz.attemptNo, quiz.checkpoint);
+    }
+    if (q.type === "numeric") { return numericInput(q); }
+    if (q.type === "code") { return codeWithBlanks(q); }
+    return freeAnswer(q);
+  }
+
+  function actionButton(action, text, hidden) {
+    return el("button", { type: "button", "class": "course-quiz-button", "data-quiz-action": action, hidden: !!hidden, text: text });
+  }
+
+  // ---- reading the answers back
+  function checkedChoices(block) {
+    var picked = {};
+    Array.prototype.forEach.call(block.querySelectorAll("input[data-quiz-choice]:checked"), function (i) { picked[i.value] = true; });
+    return picked;
+  }
+
+  function blankValues(block) {
+    var blanks = {};
+    Array.prototype.forEach.call(block.querySelectorAll("input[data-quiz-blank]"), function (i) {
+      blanks[i.getAttribute("data-quiz-blank")] = i.value;
+    });
+    return blanks;
+  }
+
+  /** The learner's answer to q as grading expects it (null / id / [ids] / text / {blank: text}). */
+  function answerOf(q, block) {
+    if (q.type === "single") {
+      var checked = block.querySelector("input[data-quiz-choice]:checked");
+      return checked ? checked.value : null;
+    }
+    if (q.type === "multiple") {
+      var picked = checkedChoices(block);
+      return q.choices.map(function (c) { return String(c.id); }).filter(function (id) { return picked[id]; });
+    }
+    if (q.type === "numeric") { return block.querySelector("input[data-quiz-numeric]").value; }
+    if (q.type === "code") { return blankValues(block); }
+    return block.querySelector("textarea[data-quiz-free]").value;
+  }
+
+  /** The Korean message for an unreadable number, or "" when the answer is empty or reads. */
+  function numberProblem(q, answer) {
+    if (q.type !== "numeric" || trim(answer || "") === "") { return ""; }
+    try {
+      parseNumber(answer, q.answer.unit);
+      return "";
+    } catch (e) {
+      return e.message;
+    }
+  }
+
+  function unansweredCount(questions, answers) {
+    return questions.filter(function (q) {
+      return gradeQuestion(q, answers[q.id], true).status === "unanswered";
+    }).length;
+  }
+
+  function lockAnswers(container) {
+    Array.prototype.forEach.call(container.querySelectorAll(".course-quiz-question input, .course-quiz-question textarea"),
+      function (i) { i.disabled = true; });
+  }
+
+  // ---- feedback under a question
+  function feedbackHead(r) {
+    var head = STATUS_TEXT[r.status] || r.status;
+    if (r.status === "partial") { head += " (" + formatScore(r.score) + "점)"; }
+    return el("p", { "class": "course-quiz-status course-quiz-status-" + r.status,
+      text: head + (r.message && r.status !== "unanswered" ? " — " + r.message : "") });
+  }
+
+  /** Marks every choice right or not, and names the right ones. */
+  function choiceKey(q, block) {
+    q.choices.forEach(function (c) {
+      var label = block.querySelector('[data-quiz-choice-label="' + String(c.id).replace(/["\\]/g, "") + '"]');
+      if (!label) { return; }
+      label.classList.add(c.correct ? "course-quiz-right" : "course-quiz-not");
+      // In words too: the highlight alone is lost without colour (forced colours, screen readers).
+      if (c.correct && !label.querySelector(".course-quiz-key-mark")) {
+        label.appendChild(el("span", { "class": "course-quiz-key-mark", text: " ✓ 정답" }));
+      }
+    });
+    var right = q.choices.filter(function (c) { return c.correct; });
+    return appendInline(el("p"), "정답: " + right.map(function (c) { return "(" + c.id + ") " + c.text; }).join(" / "));
+  }
+
+  function numericKey(q) {
+    return el("p", { text: "정답: " + q.answer.value + (q.answer.unit ? " " + q.answer.unit : "") +
+      (q.answer.tolerance > 0 ? " (허용 오차 ±" + q.answer.tolerance + ")" : "") });
+  }
+
+  function codeKey(q, r) {
+    var ul = el("ul");
+    q.blanks.forEach(function (b) {
+      var ok = r.detail.blanks ? r.detail.blanks[b.id] : false;
+      ul.appendChild(el("li", {}, [(ok ? "✓ " : "✗ ") + b.id + ": ", el("code", { text: b.accept[0] }),
+        b.accept.length > 1 ? " (또는 " + b.accept.slice(1).join(", ") + ")" : ""]));
+    });
+    return ul;
+  }
+
+  function labelParagraph(text) { return el("p", { "class": "course-quiz-label", text: text }); }
+
+  function modelAnswer(q) {
+    var rubric = el("ul");
+    q.rubric.forEach(function (point) { rubric.appendChild(appendInline(el("li"), point)); });
+    return [labelParagraph("모범 답안(model answer)"),
+            renderRichText(el("div", { "class": "course-quiz-model" }), q.model_answer),
+            labelParagraph("채점 기준(rubric): 아래 항목이 모두 들어 있으면 맞음입니다."),
+            rubric];
+  }
+
+  /** 맞음 / 틀림 buttons; choose(verdict) is called with true or false. */
+  function selfAssessmentButtons(decided, locked, choose) {
+    var buttons = el("p", { "class": "course-quiz-self" }, ["자기 평가(self-assessment): "]);
+    [[true, "맞음"], [false, "틀림"]].forEach(function (pair) {
+      var button = el("button", { type: "button", "class": "course-quiz-button", "data-quiz-self": String(pair[0]),
+        "aria-pressed": String(decided === pair[0]), disabled: locked, text: pair[1] });
+      button.addEventListener("click", function () { choose(pair[0]); });
+      buttons.appendChild(button);
+      buttons.appendChild(document.createTextNode(" "));
+    });
+    return buttons;
+  }
+
+  function explanation(q) {
+    return [labelParagraph("해설(explanation)"),
+            renderRichText(el("div", { "class": "course-quiz-explanation" }), q.explanation)];
+  }
+
+  function appendAll(parent, nodes) {
+    nodes.forEach(function (node) { parent.appendChild(node); });
+    return parent;
+  }
+
+  // ---- result and checkpoint banner
+  function resultSummary(r) {
+    return el("p", { "class": "course-quiz-summary", text:
+      r.maxScore + "문항 중 " + r.correctCount + "문항 정답 (점수 " + formatScore(r.score) + "/" + r.maxScore + ")" });
+  }
+
+  /** A checkpoint shows no explanation, so its link promises none. */
+  function feedbackLink(q, checkpoint) {
+    return el("p", {}, [el("a", { href: "#" + partId(q), "class": "course-quiz-feedback-link",
+      text: checkpoint ? "문항별 채점 결과와 복습할 곳 보기" : "문항별 채점 결과와 해설 보기" })]);
+  }
+
+  function pendingSelfNote(pendingSelf) {
+    return el("p", { "class": "course-quiz-pending", text:
+      "서술형 " + pendingSelf + "문항의 자기 평가(맞음/틀림)를 마치면 결과가 확정되고 기록됩니다." });
+  }
+
+  function nextChapterLinks(module) {
+    return modulesGatedBy(module).map(function (m) {
+      return el("p", {}, ["이제 다음 장이 열렸습니다: ", el("a", { href: pageLink(m), "data-course-next-link": String(m), text: "모듈 " + withParticle(m, "로") + " 가기" })]);
+    });
+  }
+
+  function checkpointBanner(r, cp, module, advice) {
+    var rule = cp.pass_count + "/" + cp.question_count;
+    var banner = el("div", { "class": "course-quiz-banner " + (r.passed ? "course-quiz-pass" : "course-quiz-fail"),
+      "data-quiz-banner": true, "data-quiz-passed": String(!!r.passed), role: "status" });
+    if (r.passed) {
+      banner.appendChild(el("p", { text: "통과했습니다! " + (cp.title || "체크포인트") + ": " + r.correctCount + "/" + r.maxScore + " (기준 " + rule + " 이상)" }));
+      appendAll(banner, nextChapterLinks(module));
+    } else {
+      banner.appendChild(el("p", { text: "아직 통과하지 못했습니다: " + r.correctCount + "/" + r.maxScore + ". " + rule +
+        " 이상이면 통과합니다. " + advice }));
+    }
+    return banner;
+  }
+
+  // ---- submission file
+  function studentInput(kind, value) {
+    return el("input", { type: "text", autocomplete: "off", "data-quiz-student": kind, value: value || "", size: "14" });
+  }
+
+  /** Hand a JSON document to the browser as a download named name. */
+  function saveJSON(doc, name) {
+    var blob = new Blob([JSON.stringify(doc, null, 1)], { type: "application/json" });
+    var url = URL.createObjectURL(blob);
+    var link = el("a", { href: url, download: name, hidden: true });
+    document.body.appendChild(link);
+    link.click();
+    setTimeout(function () { URL.revokeObjectURL(url); link.remove(); }, 1000);
+  }
+
+  function downloadedText(name, doc) {
+    return name + " 파일을 내려받았습니다. 이 파일을 교수자에게 제출하세요." +
+      (doc.integrity ? "" : " (이 브라우저에서는 무결성 값을 계산하지 못해 integrity가 비어 있습니다.)");
+  }
+
+  // ---- the widget
   function Quiz(container, bank) {
     this.container = container;
     this.bank = bank;
@@ -875,173 +1165,128 @@
     return withVariants({ learner: this.learner, attempt: this.attemptNo, choice_order: this.choiceOrder }, this.bank.variants);
   };
 
-  Quiz.prototype.render = function () {
-    this.baseBank = this.baseBank || this.bank;
-    this.bank = presentedBank(this.baseBank, this.learner, this.attemptNo, this.checkpoint);
-    var self = this, bank = this.bank;
+  Quiz.prototype.resetAttempt = function () {
     this.startedAt = new Date().toISOString();
     this.choiceOrder = {};
     this.selfAssessment = {};
     this.result = null;
     this.recorded = false;
     this.submittedAt = null;
-    var box = this.container;
-    while (box.firstChild) { box.removeChild(box.firstChild); }
+    this.confirmedBlank = false;
+  };
+
+  Quiz.prototype.render = function () {
+    var self = this, box = clear(this.container);
+    this.baseBank = this.baseBank || this.bank;
+    this.bank = presentedBank(this.baseBank, this.learner, this.attemptNo, this.checkpoint);
+    this.resetAttempt();
     box.setAttribute("data-quiz-state", "ready");
     box.setAttribute("data-quiz-learner", this.learner);
     box.setAttribute("data-quiz-attempt", String(this.attemptNo));
-    box.id = box.id || ("course-quiz-" + bank.module);
-
-    var header = el("div", { "class": "course-quiz-header" }, [
-      el("p", { "class": "course-quiz-title", text: "퀴즈(quiz): " + bank.title })
-    ]);
-    if (this.checkpoint) {
-      header.appendChild(el("p", { "class": "course-quiz-rule", text:
-        (this.checkpoint.title || "체크포인트") + " — " + this.checkpoint.question_count + "문항 중 " +
-        this.checkpoint.pass_count + "문항 이상 정답이면 통과 (" + this.checkpoint.pass_count + "/" +
-        this.checkpoint.question_count + ")" }));
-    }
-    box.appendChild(header);
-    storage.notices.forEach(function (n) {
-      box.appendChild(el("p", { "class": "course-notice", "data-course-notice": true, text: "주의: " + n }));
-    });
+    box.id = box.id || ("course-quiz-" + this.module);
+    box.appendChild(quizHeader(this.bank, this.checkpoint));
+    appendAll(box, storage.notices.map(noticeParagraph));
     this.noticesShown = storage.notices.length;
-
     var list = el("ol", { "class": "course-quiz-questions" });
     this.blocks = {};
-    bank.questions.forEach(function (q) {
-      var block = self.renderQuestion(q);
-      self.blocks[q.id] = block;
-      list.appendChild(block);
+    this.bank.questions.forEach(function (q) {
+      self.blocks[q.id] = list.appendChild(self.renderQuestion(q));
     });
     box.appendChild(list);
-
-    this.submitButton = el("button", { type: "button", "class": "course-quiz-button", "data-quiz-action": "submit", text: "제출하고 채점하기" });
-    this.retryButton = el("button", { type: "button", "class": "course-quiz-button", "data-quiz-action": "retry", hidden: true, text: "다시 풀기 (선택지 순서가 바뀝니다)" });
-    this.submitButton.addEventListener("click", function () { self.submit(); });
-    this.retryButton.addEventListener("click", function () { self.retry(); self.container.scrollIntoView(); });
-    this.submitWarning = el("p", { "class": "course-quiz-input-error", "data-quiz-submit-warning": true, hidden: true });
-    this.confirmedBlank = false;
-    box.appendChild(el("div", { "class": "course-quiz-actions" }, [this.submitButton, this.retryButton, this.submitWarning]));
-
-    this.resultBox = el("div", { "class": "course-quiz-result", "data-quiz-result": true, "aria-live": "polite", hidden: true });
+    box.appendChild(this.renderActions());
+    // In the page from the start (empty), so that what is written into it later is announced; it
+    // takes the focus after grading, where the hidden submit button had it.
+    this.resultBox = el("div", { "class": "course-quiz-result", "data-quiz-result": true, "aria-live": "polite",
+      tabindex: "-1", id: "course-quiz-result-" + this.module });
     box.appendChild(this.resultBox);
     box.appendChild(this.renderSubmissionForm());
   };
 
+  Quiz.prototype.renderActions = function () {
+    var self = this;
+    this.submitButton = actionButton("submit", "제출하고 채점하기");
+    this.retryButton = actionButton("retry", "다시 풀기 (선택지 순서가 바뀝니다)", true);
+    this.submitButton.addEventListener("click", function () { self.submit(); });
+    this.retryButton.addEventListener("click", function () {
+      self.retry();
+      self.container.scrollIntoView();
+      self.container.querySelector(".course-quiz-title").focus();   // the focused button is gone
+    });
+    // An alert region kept in the page (empty when there is nothing to say), described by the button.
+    var warningId = "course-quiz-warning-" + this.module;
+    this.submitWarning = el("p", { "class": "course-quiz-input-error course-quiz-warning", "data-quiz-submit-warning": true,
+      role: "alert", id: warningId });
+    this.submitButton.setAttribute("aria-describedby", warningId);
+    return el("div", { "class": "course-quiz-actions" }, [this.submitButton, this.retryButton, this.submitWarning]);
+  };
+
   Quiz.prototype.renderQuestion = function (q) {
-    var name = "cq" + this.module + "-" + q.id + "-" + this.attemptNo;
-    var block = el("li", { "class": "course-quiz-question", "data-quiz-question": q.id, "data-quiz-type": q.type });
-    block.appendChild(el("p", { "class": "course-quiz-meta",
-      text: q.id + " · " + (TYPE_TEXT[q.type] || q.type) + " · 블룸 수준(Bloom): " + q.bloom + (q.section ? " · " + q.section : "") }));
-    block.appendChild(renderRichText(el("div", { "class": "course-quiz-prompt" }), q.prompt));
-    var body = el("div", { "class": "course-quiz-body" });
-    if (q.type === "single" || q.type === "multiple") {
-      var byId = {};
-      q.choices.forEach(function (c) { byId[String(c.id)] = c; });
-      var order = shuffledIds(Object.keys(byId), this.learner, this.attemptNo, q.id);
-      this.choiceOrder[q.id] = order;
-      var fieldset = el("fieldset", { "class": "course-quiz-choices" });
-      var checkpoint = this.checkpoint;
-      order.forEach(function (id, position) {
-        var input = el("input", { type: q.type === "single" ? "radio" : "checkbox", name: name, value: id, "data-quiz-choice": id });
-        fieldset.appendChild(appendInline(el("label", { "class": "course-quiz-choice", "data-quiz-choice-label": id }, [
-          input, " ", el("span", { "class": "course-quiz-choice-id", text: choiceTag(checkpoint, id, position) }), " "]), byId[id].text));
-      });
-      body.appendChild(fieldset);
-    } else if (q.type === "numeric") {
-      body.appendChild(el("label", { "class": "course-quiz-numeric" }, [
-        "답: ", el("input", { type: "text", inputmode: "decimal", autocomplete: "off", "data-quiz-numeric": true, "aria-label": "수치 답" }),
-        q.answer.unit ? " " + q.answer.unit : ""
-      ]));
-    } else if (q.type === "code") {
-      var pre = el("pre", { "class": "course-quiz-code" });
-      var code = el("code");
-      q.code.split(BLANK_SPLIT).forEach(function (part, i) {
-        if (i % 2 === 0) { if (part) { code.appendChild(document.createTextNode(part)); } return; }
-        code.appendChild(el("input", { type: "text", autocomplete: "off", spellcheck: "false", size: "14",
-          "class": "course-quiz-blank", "data-quiz-blank": part, "aria-label": "빈칸 " + part, placeholder: part }));
-      });
-      pre.appendChild(code);
-      body.appendChild(pre);
-    } else {
-      body.appendChild(el("textarea", { rows: "4", "class": "course-quiz-free", "data-quiz-free": true, "aria-label": "서술형 답" }));
-    }
-    block.appendChild(body);
-    block.appendChild(el("p", { "class": "course-quiz-input-error", "data-quiz-input-error": true, hidden: true }));
-    block.appendChild(el("div", { "class": "course-quiz-feedback", "data-quiz-feedback": true, hidden: true }));
-    return block;
+    return el("li", { "class": "course-quiz-question", "data-quiz-question": q.id, "data-quiz-type": q.type, id: partId(q) }, [
+      questionMeta(q),
+      renderRichText(el("div", { "class": "course-quiz-prompt", id: partId(q, "prompt") }), q.prompt),
+      el("div", { "class": "course-quiz-body" }, [answerControl(this, q)]),
+      el("p", { "class": "course-quiz-input-error", "data-quiz-input-error": true, id: partId(q, "error"), hidden: true }),
+      el("div", { "class": "course-quiz-feedback", "data-quiz-feedback": true, hidden: true })
+    ]);
   };
 
   Quiz.prototype.collectAnswers = function () {
     var answers = {}, blocks = this.blocks;
-    this.bank.questions.forEach(function (q) {
-      var block = blocks[q.id];
-      if (q.type === "single") {
-        var checked = block.querySelector("input[data-quiz-choice]:checked");
-        answers[q.id] = checked ? checked.value : null;
-      } else if (q.type === "multiple") {
-        var picked = {};
-        Array.prototype.forEach.call(block.querySelectorAll("input[data-quiz-choice]:checked"), function (i) { picked[i.value] = true; });
-        answers[q.id] = q.choices.map(function (c) { return String(c.id); }).filter(function (id) { return picked[id]; });
-      } else if (q.type === "numeric") {
-        answers[q.id] = block.querySelector("input[data-quiz-numeric]").value;
-      } else if (q.type === "code") {
-        var blanks = {};
-        Array.prototype.forEach.call(block.querySelectorAll("input[data-quiz-blank]"), function (i) {
-          blanks[i.getAttribute("data-quiz-blank")] = i.value;
-        });
-        answers[q.id] = blanks;
-      } else {
-        answers[q.id] = block.querySelector("textarea[data-quiz-free]").value;
-      }
-    });
+    this.bank.questions.forEach(function (q) { answers[q.id] = answerOf(q, blocks[q.id]); });
     return answers;
   };
 
-  /** Unreadable numbers block submission so a typo is not graded as wrong. */
+  /** Show (or clear) the message under an input, tied to it for assistive technology. */
+  function markInvalid(input, box, problem) {
+    box.textContent = problem;
+    box.hidden = !problem;
+    if (problem) {
+      input.setAttribute("aria-invalid", "true");
+      input.setAttribute("aria-describedby", box.id);
+    } else {
+      input.removeAttribute("aria-invalid");
+      input.removeAttribute("aria-describedby");
+    }
+  }
+
+  /** Unreadable numbers block submission so a typo is not graded as wrong; the focus goes to the
+   *  first one, whose message is then read as its description. */
   Quiz.prototype.checkNumbers = function (answers) {
     var firstBad = null, blocks = this.blocks;
     this.bank.questions.forEach(function (q) {
-      var box = blocks[q.id].querySelector("[data-quiz-input-error]");
-      box.hidden = true;
-      box.textContent = "";
-      if (q.type !== "numeric" || trim(answers[q.id] || "") === "") { return; }
-      try {
-        parseNumber(answers[q.id], q.answer.unit);
-      } catch (e) {
-        box.textContent = e.message;
-        box.hidden = false;
-        if (!firstBad) { firstBad = blocks[q.id].querySelector("input[data-quiz-numeric]"); }
-      }
+      if (q.type !== "numeric") { return; }
+      var input = blocks[q.id].querySelector("input[data-quiz-numeric]");
+      var problem = numberProblem(q, answers[q.id]);
+      markInvalid(input, blocks[q.id].querySelector("[data-quiz-input-error]"), problem);
+      if (problem && !firstBad) { firstBad = input; }
     });
     if (firstBad) { firstBad.focus(); }
     return firstBad === null;
   };
 
+  /** The first press with unanswered questions only warns; the second one submits. */
+  Quiz.prototype.warnUnanswered = function (answers) {
+    var unanswered = unansweredCount(this.bank.questions, answers);
+    if (unanswered === 0 || this.confirmedBlank) { return false; }
+    this.confirmedBlank = true;
+    this.submitWarning.textContent = "답하지 않은 문항이 " + unanswered + "개 있습니다. 그대로 채점하려면 한 번 더 누르세요.";
+    this.submitButton.textContent = "그래도 제출하기";
+    return true;
+  };
+
   Quiz.prototype.submit = function () {
     var answers = this.collectAnswers();
-    if (!this.checkNumbers(answers)) { return; }
-    var unanswered = this.bank.questions.filter(function (q) {
-      return gradeQuestion(q, answers[q.id], true).status === "unanswered";
-    }).length;
-    if (unanswered > 0 && !this.confirmedBlank) {
-      this.confirmedBlank = true;
-      this.submitWarning.textContent = "답하지 않은 문항이 " + unanswered + "개 있습니다. 그대로 채점하려면 한 번 더 누르세요.";
-      this.submitWarning.hidden = false;
-      this.submitButton.textContent = "그래도 제출하기";
-      return;
-    }
-    this.submitWarning.hidden = true;
+    if (!this.checkNumbers(answers) || this.warnUnanswered(answers)) { return; }
+    this.submitWarning.textContent = "";
     this.answers = answers;
     this.submittedAt = new Date().toISOString();
     noteAttempt(this.module, this.attemptNo);
-    Array.prototype.forEach.call(this.container.querySelectorAll(".course-quiz-question input, .course-quiz-question textarea"),
-      function (i) { i.disabled = true; });
+    lockAnswers(this.container);
     this.submitButton.hidden = true;
     this.retryButton.hidden = false;
     this.downloadButton.disabled = false;
     this.regrade();
+    this.resultBox.focus();
   };
 
   Quiz.prototype.regrade = function () {
@@ -1055,61 +1300,43 @@
     this.showResult(pendingSelf);
   };
 
+  /** The key (or model answer and rubric) of one question, under it. */
+  Quiz.prototype.keyOf = function (q, r, block) {
+    if (q.type === "single" || q.type === "multiple") { return [choiceKey(q, block)]; }
+    if (q.type === "numeric") { return [numericKey(q)]; }
+    if (q.type === "code") { return [codeKey(q, r)]; }
+    var parts = modelAnswer(q);
+    if (r.status !== "unanswered" && r.status !== "invalid") { parts.push(this.selfAssessmentOf(q)); }
+    return parts;
+  };
+
+  /** 맞음 / 틀림 for free answer q: a press grades again and keeps the keyboard where it was. */
+  Quiz.prototype.selfAssessmentOf = function (q) {
+    var self = this;
+    return selfAssessmentButtons(this.selfAssessment[q.id], this.recorded, function (verdict) {
+      self.selfAssessment[q.id] = verdict;
+      self.regrade();
+      self.refocusSelfAssessment(q, verdict);
+    });
+  };
+
+  /** The feedback was drawn again, so the pressed button is a new one: the focus goes to it, or to
+   *  the result once the last verdict has made it final (the buttons are then disabled). */
+  Quiz.prototype.refocusSelfAssessment = function (q, verdict) {
+    var button = this.blocks[q.id].querySelector('button[data-quiz-self="' + String(verdict) + '"]');
+    if (button && !button.disabled) { button.focus(); } else { this.resultBox.focus(); }
+  };
+
   Quiz.prototype.showFeedback = function (q, r) {
     if (this.checkpoint) { return showCheckpointFeedback(this, q, r); }
-    var self = this;
     var block = this.blocks[q.id];
-    var box = block.querySelector("[data-quiz-feedback]");
-    while (box.firstChild) { box.removeChild(box.firstChild); }
+    var box = clear(block.querySelector("[data-quiz-feedback]"));
     box.hidden = false;
     box.setAttribute("data-quiz-status", r.status);
     block.setAttribute("data-quiz-status", r.status);
-    var head = STATUS_TEXT[r.status] || r.status;
-    if (r.status === "partial") { head += " (" + formatScore(r.score) + "점)"; }
-    box.appendChild(el("p", { "class": "course-quiz-status course-quiz-status-" + r.status, text: head + (r.message && r.status !== "unanswered" ? " — " + r.message : "") }));
-    if (q.type === "single" || q.type === "multiple") {
-      q.choices.forEach(function (c) {
-        var label = block.querySelector('[data-quiz-choice-label="' + String(c.id).replace(/["\\]/g, "") + '"]');
-        if (label) { label.classList.add(c.correct ? "course-quiz-right" : "course-quiz-not"); }
-      });
-      var right = q.choices.filter(function (c) { return c.correct; });
-      box.appendChild(appendInline(el("p"), "정답: " + right.map(function (c) { return "(" + c.id + ") " + c.text; }).join(" / ")));
-    } else if (q.type === "numeric") {
-      box.appendChild(el("p", { text: "정답: " + q.answer.value + (q.answer.unit ? " " + q.answer.unit : "") +
-        (q.answer.tolerance > 0 ? " (허용 오차 ±" + q.answer.tolerance + ")" : "") }));
-    } else if (q.type === "code") {
-      var ul = el("ul");
-      q.blanks.forEach(function (b) {
-        var ok = r.detail.blanks ? r.detail.blanks[b.id] : false;
-        ul.appendChild(el("li", {}, [(ok ? "✓ " : "✗ ") + b.id + ": ", el("code", { text: b.accept[0] }),
-          b.accept.length > 1 ? " (또는 " + b.accept.slice(1).join(", ") + ")" : ""]));
-      });
-      box.appendChild(ul);
-    } else {
-      box.appendChild(el("p", { "class": "course-quiz-label", text: "모범 답안(model answer)" }));
-      box.appendChild(renderRichText(el("div", { "class": "course-quiz-model" }), q.model_answer));
-      box.appendChild(el("p", { "class": "course-quiz-label", text: "채점 기준(rubric): 아래 항목이 모두 들어 있으면 맞음입니다." }));
-      var rubric = el("ul");
-      q.rubric.forEach(function (point) { rubric.appendChild(appendInline(el("li"), point)); });
-      box.appendChild(rubric);
-      if (r.status !== "unanswered" && r.status !== "invalid") {
-        var decided = this.selfAssessment[q.id];
-        var buttons = el("p", { "class": "course-quiz-self" }, ["자기 평가(self-assessment): "]);
-        [[true, "맞음"], [false, "틀림"]].forEach(function (pair) {
-          var button = el("button", { type: "button", "class": "course-quiz-button", "data-quiz-self": String(pair[0]),
-            "aria-pressed": String(decided === pair[0]), disabled: self.recorded, text: pair[1] });
-          button.addEventListener("click", function () {
-            self.selfAssessment[q.id] = pair[0];
-            self.regrade();
-          });
-          buttons.appendChild(button);
-          buttons.appendChild(document.createTextNode(" "));
-        });
-        box.appendChild(buttons);
-      }
-    }
-    box.appendChild(el("p", { "class": "course-quiz-label", text: "해설(explanation)" }));
-    box.appendChild(renderRichText(el("div", { "class": "course-quiz-explanation" }), q.explanation));
+    box.appendChild(feedbackHead(r));
+    appendAll(box, this.keyOf(q, r, block));
+    appendAll(box, explanation(q));
   };
 
   Quiz.prototype.record = function () {
@@ -1129,45 +1356,26 @@
   };
 
   Quiz.prototype.showResult = function (pendingSelf) {
-    var box = this.resultBox, r = this.result, cp = this.checkpoint;
-    while (box.firstChild) { box.removeChild(box.firstChild); }
-    box.hidden = false;
-    box.appendChild(el("p", { "class": "course-quiz-summary", text:
-      r.maxScore + "문항 중 " + r.correctCount + "문항 정답 (점수 " + formatScore(r.score) + "/" + r.maxScore + ")" }));
-    storage.notices.slice(this.noticesShown).forEach(function (n) {
-      box.appendChild(el("p", { "class": "course-notice", "data-course-notice": true, text: "주의: " + n }));
-    });
+    var box = clear(this.resultBox), r = this.result, cp = this.checkpoint;
+    box.appendChild(resultSummary(r));
+    box.appendChild(feedbackLink(this.bank.questions[0], cp));
+    appendAll(box, storage.notices.slice(this.noticesShown).map(noticeParagraph));
     if (pendingSelf > 0) {
-      box.appendChild(el("p", { "class": "course-quiz-pending", text:
-        "서술형 " + pendingSelf + "문항의 자기 평가(맞음/틀림)를 마치면 결과가 확정되고 기록됩니다." }));
+      box.appendChild(pendingSelfNote(pendingSelf));
       return;
     }
-    if (!cp) { return; }
-    var rule = cp.pass_count + "/" + cp.question_count;
-    var banner = el("div", { "class": "course-quiz-banner " + (r.passed ? "course-quiz-pass" : "course-quiz-fail"),
-      "data-quiz-banner": true, "data-quiz-passed": String(!!r.passed), role: "status" });
-    if (r.passed) {
-      banner.appendChild(el("p", { text: "통과했습니다! " + (cp.title || "체크포인트") + ": " + r.correctCount + "/" + r.maxScore + " (기준 " + rule + " 이상)" }));
-      modulesGatedBy(this.module).forEach(function (m) {
-        banner.appendChild(el("p", {}, ["이제 다음 장이 열렸습니다: ", el("a", { href: pageLink(m), "data-course-next-link": String(m), text: "모듈 " + withParticle(m, "로") + " 가기" })]));
-      });
-    } else {
-      banner.appendChild(el("p", { text: "아직 통과하지 못했습니다: " + r.correctCount + "/" + r.maxScore + ". " + rule +
-        " 이상이면 통과합니다. " + retryAdvice(this) }));
-    }
-    box.appendChild(banner);
+    if (cp) { box.appendChild(checkpointBanner(r, cp, this.module, retryAdvice(this))); }
   };
 
   Quiz.prototype.renderSubmissionForm = function () {
     var self = this;
     var student = loadProgress().student || {};
-    var idInput = el("input", { type: "text", autocomplete: "off", "data-quiz-student": "id", value: student.id || "", size: "14" });
-    var nameInput = el("input", { type: "text", autocomplete: "off", "data-quiz-student": "name", value: student.name || "", size: "14" });
+    var idInput = studentInput("id", student.id), nameInput = studentInput("name", student.name);
     this.downloadButton = el("button", { type: "button", "class": "course-quiz-button", "data-quiz-action": "download", disabled: true, text: "제출 파일 내려받기" });
     this.downloadStatus = el("p", { "class": "course-quiz-download-status", "data-quiz-download-status": true, "aria-live": "polite" });
     this.downloadButton.addEventListener("click", function () { self.download(idInput, nameInput); });
     return el("div", { "class": "course-quiz-submission" }, [
-      el("p", { "class": "course-quiz-label", text: "교수자에게 낼 제출 파일(submission file) — 제출한 뒤에 내려받을 수 있습니다." }),
+      labelParagraph("교수자에게 낼 제출 파일(submission file) — 제출한 뒤에 내려받을 수 있습니다."),
       el("label", {}, ["학번(student ID) ", idInput]), " ",
       el("label", {}, ["이름(name) ", nameInput]), " ",
       this.downloadButton, this.downloadStatus
@@ -1187,14 +1395,8 @@
                            this.presentation())
       .then(function (doc) {
         var name = submissionFilename(self.module, student.id, doc.submitted_at);
-        var blob = new Blob([JSON.stringify(doc, null, 1)], { type: "application/json" });
-        var url = URL.createObjectURL(blob);
-        var link = el("a", { href: url, download: name, hidden: true });
-        document.body.appendChild(link);
-        link.click();
-        setTimeout(function () { URL.revokeObjectURL(url); link.remove(); }, 1000);
-        self.downloadStatus.textContent = name + " 파일을 내려받았습니다. 이 파일을 교수자에게 제출하세요." +
-          (doc.integrity ? "" : " (이 브라우저에서는 무결성 값을 계산하지 못해 integrity가 비어 있습니다.)");
+        saveJSON(doc, name);
+        self.downloadStatus.textContent = downloadedText(name, doc);
         return doc;
       });
   };
@@ -1204,13 +1406,29 @@
     return keep.some(function (k) { return k && (node === k || node.contains(k)); });
   }
 
+  function hideForGate(node) {
+    if (node.hasAttribute("data-course-gated-hidden")) { return; }
+    node.setAttribute("data-course-gated-hidden", node.style.display || "");
+    node.style.display = "none";
+  }
+
   function hideAllBut(container, keep) {
     Array.prototype.forEach.call(container.children, function (child) {
       if (keep.indexOf(child) !== -1) { return; }
       if (keepChain(child, keep)) { hideAllBut(child, keep); return; }
-      if (child.hasAttribute("data-course-gated-hidden")) { return; }
-      child.setAttribute("data-course-gated-hidden", child.style.display || "");
-      child.style.display = "none";
+      hideForGate(child);
+    });
+  }
+
+  // The theme's parts outside the article that would still expose a locked chapter: its table of
+  // contents (links into the hidden sections, in the Tab order), the button that opens it, the
+  // download of the page's source, and the print-only copy of its table of contents.
+  var LOCKED_PAGE_FRAME = [".bd-sidebar-secondary", ".secondary-toggle", ".dropdown-download-buttons",
+                           "#jb-print-docs-body"];
+
+  function hidePageFrame() {
+    LOCKED_PAGE_FRAME.forEach(function (selector) {
+      Array.prototype.forEach.call(document.querySelectorAll(selector), hideForGate);
     });
   }
 
@@ -1267,6 +1485,7 @@
       var article = articleOf(gate);
       var title = article.querySelector("h1");
       hideAllBut(article, [gate, title]);
+      hidePageFrame();
     });
   }
 
