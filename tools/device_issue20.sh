@@ -5,9 +5,9 @@
 #   RTX3090  = RTX3090, A10G, L4, RTX4090   (99 KiB per block: Level 5 BK 16 x 2, Level 6 BK 16 x 4)
 #   A100-40GB = A100 40GB and 80GB  (163 KiB: Level 5 as the H100, Level 6 BK 32 x 3)
 #   (none)   = H100, H200           (227 KiB: the tuned configurations, the shipped source)
-# For each class: the GPU tests of the kernels whose configuration follows the device (the whole GPU suite
-# under T4), compute-sanitizer memcheck/racecheck/synccheck on those kernels, exercise m09-e1 (timed
-# against Level 5), chapters 9 and 11 executed as notebooks (every chapter under T4); then, alone on the GPU
+# For each class: the GPU tests of the kernels whose configuration follows the device and of Level 7 (the whole
+# GPU suite under T4), compute-sanitizer memcheck/racecheck/synccheck on those kernels, exercise m09-e1 (timed
+# against Level 5), chapters 9, 11 and 12 executed as notebooks (every chapter under T4); then, alone on the GPU
 # beforehand, each class's speed beside cuBLAS -> book/data/device_profiles.json, labelled "configuration
 # of device X timed on an H100". One failing part never stops the others; a table closes the run.
 #
@@ -63,6 +63,8 @@ cp book/data/device_profiles.json "$OUT/" 2>/dev/null
 
 # ----------------------------------------------------------------------------- phase 2: everything else, in parallel
 CONFIGURABLE="sgemm_async_copy or sgemm_warp_tiling or configuration"
+# Module 12 (Level 7) picks its forms from the device too: its chapter runs under every profile.
+LEVEL7_CHAPTER=$([ -f book/m12_shape_aware.md ] && echo "--chapter m12_shape_aware")
 run_job() {   # NAME PROFILE COMMAND...: one part, its log, its exit code and seconds
   local name=$1 profile=$2; shift 2
   local left=$(( DEADLINE - $(date +%s) ))
@@ -79,11 +81,11 @@ for p in T4 RTX3090 A100-40GB none; do
   prof=$([ "$p" = none ] && echo "" || echo "$p")
   tag=${p%%-*}
   if [ "$p" = T4 ]; then
-    add "tests_$tag" "$prof" "$PY -m pytest -m gpu -q -p no:cacheprovider tests/test_kernels_gpu.py tests/test_doctor.py"
+    add "tests_$tag" "$prof" "$PY -m pytest -m gpu -q -p no:cacheprovider tests/test_kernels_gpu.py tests/test_doctor.py tests/test_level7_gpu.py"
     add "chapters_$tag" "$prof" "$PY tools/run_chapters.py --timeout 240 --out $LOGS/notebooks_$tag"
   else
-    add "tests_$tag" "$prof" "$PY -m pytest -m gpu -q -p no:cacheprovider tests/test_kernels_gpu.py -k '$CONFIGURABLE'"
-    add "chapters_$tag" "$prof" "$PY tools/run_chapters.py --timeout 240 --chapter m09_async_copy --chapter m11_beyond_cublas --out $LOGS/notebooks_$tag"
+    add "tests_$tag" "$prof" "$PY -m pytest -m gpu -q -p no:cacheprovider tests/test_kernels_gpu.py -k '$CONFIGURABLE'; r=\$?; $PY -m pytest -m gpu -q -p no:cacheprovider tests/test_level7_gpu.py || r=1; exit \$r"
+    add "chapters_$tag" "$prof" "$PY tools/run_chapters.py --timeout 240 --chapter m09_async_copy --chapter m11_beyond_cublas $LEVEL7_CHAPTER --out $LOGS/notebooks_$tag"
   fi
   for tool in memcheck racecheck synccheck; do
     add "${tool}_$tag" "$prof" "compute-sanitizer --tool $tool --error-exitcode 3 $PY tools/gpu_sanitize.py --configurable"
