@@ -84,6 +84,10 @@ class LearnerKernel:
             self.kernel.max_dynamic_shared_size_bytes = spec["dynamic_smem"]
         self.registers = int(self.kernel.num_regs)
 
+    def run_case(self, junk, case: dict, fill: float, c_start: str, tile_rows: int, nan_junk: bool = True) -> "CaseRun":
+        """One launch on one case (the kind's own: SGEMM here, course.autograder.reduce_worker for others)."""
+        return run_case(self, junk, case, fill, c_start, tile_rows, nan_junk)
+
     def prefer_shared(self) -> None:
         """Ask for the largest shared-memory carveout, the one the junk fill ran with."""
         try:
@@ -345,16 +349,16 @@ def _explain_failure(kernel, junk, case: dict, poison: str, tile_rows: int, firs
     import cupy
 
     non_finite = not bool(cupy.isfinite(first.C).all())
-    if non_finite and _right(run_case(kernel, junk, case, 0.0, poison, tile_rows)):
+    if non_finite and _right(kernel.run_case(junk, case, 0.0, poison, tile_rows)):
         return "oob_read", {}                     # NaN from beyond A or B: finite there, and it is right
-    zeroed = run_case(kernel, junk, case, 0.0, poison, tile_rows, nan_junk=False)
+    zeroed = kernel.run_case(junk, case, 0.0, poison, tile_rows, nan_junk=False)
     if _right(zeroed):
         return "uninitialized_shared", {}         # NaN from shared memory nobody wrote: zeros there, right
-    if _right(run_case(kernel, junk, {**case, "pad_a": 0, "pad_b": 0, "pad_c": 0}, 0.0, poison, tile_rows,
-                       nan_junk=False)):
+    tight = {**case, **{key: 0 for key in case if key.startswith("pad_")}}
+    if _right(kernel.run_case(junk, tight, 0.0, poison, tile_rows, nan_junk=False)):
         return "wrong_values", {"tight_ok": True}  # right when rows are tight: a leading dimension mixed up
     if case["beta"] == 0.0 and not bool(cupy.isfinite(zeroed.C).all()):
-        finite = run_case(kernel, junk, case, 0.0, "random", tile_rows, nan_junk=False)
+        finite = kernel.run_case(junk, case, 0.0, "random", tile_rows, nan_junk=False)
         limit_abs = 1e-4 * (float(cupy.abs(finite.ref).max()) or 1.0)
         poisoned = ~cupy.isfinite(zeroed.C)
         unchanged = int((poisoned & (finite.C == finite.start)).sum())
@@ -371,7 +375,7 @@ def _explain_failure(kernel, junk, case: dict, poison: str, tile_rows: int, firs
 def _judge_with(kernel, junk, case: dict, poison: str, tile_rows: int) -> dict:
     import cupy
 
-    first = run_case(kernel, junk, case, np.nan, poison, tile_rows)
+    first = kernel.run_case(junk, case, np.nan, poison, tile_rows)
     scale = float(cupy.abs(first.ref).max()) or 1.0
     limit_abs = 1e-4 * scale
     err, _ = _error(first.C, first.ref)
@@ -450,8 +454,8 @@ def differential(job: dict, kernel: LearnerKernel, repeats: int = 16) -> dict:
             if r % 2:   # perturb the schedule: another stream competes for the SMs
                 with side:
                     busy *= 1.0000001
-            run = run_case(kernel, junk, case, 0.0, "nan" if case["beta"] == 0.0 else "c0", max(kernel.spec["tile"]),
-                           nan_junk=False)
+            run = kernel.run_case(junk, case, 0.0, "nan" if case["beta"] == 0.0 else "c0", max(kernel.spec["tile"]),
+                                  nan_junk=False)
             canary = tuple(max(a, b) for a, b in zip(canary, run.c_outside))
             written = max(written, sum(run.inputs_written.values()), sum(run.inputs_outside))
             if first is None:
@@ -566,7 +570,13 @@ def main(argv=None) -> int:
         _limit_printf()
         if job["mode"] == "sanitize":
             cupy.cuda.set_allocator(None)        # every array its own cudaMalloc: memcheck sees exact sizes
-        kernel = LearnerKernel(job)
+        kind = job["spec"].get("kind", "sgemm")
+        if kind == "sgemm":
+            kernel, modes = LearnerKernel(job), MODES
+        else:
+            from course.autograder import reduce_worker
+
+            kernel, modes = reduce_worker.ReduceKernel(job), reduce_worker.MODES
         if job["mode"] in ("correctness", "differential"):
             # The fill kernel is compiled and probed before "ready": it is the checker's time, not the kernel's.
             kernel.junk = make_junk()
@@ -574,7 +584,7 @@ def main(argv=None) -> int:
             kernel.prefer_shared()
             warm_up(kernel)
         emit("ready")
-        result = MODES[job["mode"]](job, kernel)
+        result = modes[job["mode"]](job, kernel)
     except Exception as exc:   # CUDA errors: the kernel faulted or could not launch
         name = type(exc).__name__
         if "CUDA" in name or "cuda" in type(exc).__module__:
