@@ -121,7 +121,8 @@ def show_region(file: str, region: str, caption: str | None = None):
 
     first, last = region_lines(file, region)
     title = caption or f"`kernels/{file}` — `{region}` (줄 {first}–{last})"
-    display(Markdown(f"{title}\n\n```cuda\n{read_region(file, region)}\n```"))
+    language = "python" if file.endswith(".py") else "cuda"
+    display(Markdown(f"{title}\n\n```{language}\n{read_region(file, region)}\n```"))
 
 
 def note(text: str, kind: str = "note"):

@@ -94,7 +94,8 @@ MODULES: tuple[Module, ...] = (
     # representative kernel in the level-to-level tables (LEVEL_REPRESENTATIVE stops at Level 6), so level=None.
     # Open to everyone: a bonus that no checkpoint gates.
     Module(12, "m12_shape_aware", "모양에 맞춘 SGEMM: 모든 모양에서 cuBLAS와", None, exercises=("m12-e1",),
-           simulators=("shape_waves",), bonus=True),
+           simulators=("shape_waves",),
+           bonus=True),
 )
 
 

@@ -512,9 +512,7 @@ def _hazard_result(runs: dict, plan: list, limits: Limits, source: str) -> Check
         timed = [t for t, r in runs.items() if r.timed_out]
         diagnosis = "timeout" if timed else "fault"
         return CheckResult.failed("hazards", diagnosis, "\n".join(lines), sanitizer=True, **details)
-    sizes = ", ".join(f"{c['M']}×{c['N']}×{c['K']}" for c in plan)
-    if plan and "S" in plan[0]:
-        sizes = ", ".join(f"{c['M']}×{c['N']}×{c['S']}조각" for c in plan)
+    sizes = ", ".join(f"{c['M']}×{c['N']}×{c['K']}" if "K" in c else f"M={c['M']}, N={c['N']}, S={c['S']}" for c in plan)
     return CheckResult.passed("hazards", f"compute-sanitizer {', '.join(runs)}: 문제 없음 ({sizes}, 행 여백 있음).",
                               sanitizer=True, **details)
 

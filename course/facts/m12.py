@@ -255,3 +255,23 @@ def quiz_numbers(check):
     gain = 100 * (1 - t_2048_fastest["median_ms"] / tuning_row(S2048, "128x256", 1)["median_ms"])
     check(t_2048_fastest["tile"] == "64x128" and 1.0 < gain < 3.0 and "2% 안팎" in q8,
           "퀴즈 q08: 64×128 split 1이 2% 안팎 빠르다")
+
+
+# ============================================================================ the simulator's suggestions and the zoo's pattern
+p_m128_t4 = shape_waves.plan(*M128, device="T4")
+p2048_split2 = shape_waves.plan(*S2048, split=2)
+L6_LOSERS = ((1024, 1024, 1024), M128, M513, LONGK)
+
+
+@f.claims
+def simulator_sentences(check):
+    check(device_profile("T4").sm_count == 40, "본문: T4의 SM은 40개")
+    check(p_m128_t4.split != chosen_m128.split, "본문: T4에서는 128×4096×4096에 다른 split이 맞다")
+    check(p2048_split2.waves > p2048.waves and p2048_split2.reduce_us > 0, "본문: 2048³에 split 2면 웨이브가 늘고 리덕션이 더해진다")
+    check(all(row_of[(LEVEL6_KERNEL, *s)]["pct_cublas"] < 70 for s in L6_LOSERS)
+          and all(row_of[(LEVEL6_KERNEL, *s)]["pct_cublas"] >= 80 for s in ZOO if s not in L6_LOSERS),
+          "본문: Level 6이 크게 지는 모양은 1024³, 128×4096×4096, 513×8192×8192, 1024×1024×16384")
+    check(all(row_of[(LEVEL7_KERNEL, *s)]["choice"]["tile"] == "128x256" and row_of[(LEVEL7_KERNEL, *s)]["choice"]["split"] == 1
+              for s in ((4096, 4096, 4096), S8192)), "본문: 큰 정사각 행렬에서는 Level 6과 같은 128×256 타일, split 1")
+    check(all(row_of[(LEVEL7_KERNEL, *s)]["choice"]["split"] > 1 or row_of[(LEVEL7_KERNEL, *s)]["choice"]["tile"] != "128x256"
+              for s in L6_LOSERS), "본문: Level 6이 지는 모양에서 Level 7은 작은 타일이나 split을 고른다")
