@@ -41,7 +41,7 @@ def shape_text(M: int, N: int, K: int) -> str:
 
 def _limits(device: str) -> devices.DeviceLimits:
     require(device in devices.PROFILES,
-            f"GPU {device!r}는 목록에 없습니다 (device). 고를 수 있는 GPU: {', '.join(DEVICES)}")
+            f"GPU {with_particle(repr(device), '는')} 목록에 없습니다 (device). 고를 수 있는 GPU: {', '.join(DEVICES)}")
     return devices.profile(device)
 
 
@@ -66,7 +66,7 @@ def plan(M, N, K, device: str = "H100", tile: str = AUTO, split=AUTO) -> model.P
     if tile == AUTO and split == AUTO:
         return choice
     tile = choice.candidate.tile.name if tile == AUTO else tile
-    require(tile in model.TILE_BY_NAME, f"타일 {tile!r}은 없습니다 (tile). 있는 타일: {', '.join(model.TILE_BY_NAME)}")
+    require(tile in model.TILE_BY_NAME, f"타일 {with_particle(repr(tile), '은')} 없습니다 (tile). 있는 타일: {', '.join(model.TILE_BY_NAME)}")
     cand = model.ring_for(model.TILE_BY_NAME[tile], limits)
     require(cand is not None, f"{tile} 타일은 {device}의 공유 메모리에 들어가지 않습니다 (shared memory).")
     if split == AUTO:
@@ -80,7 +80,7 @@ def plan(M, N, K, device: str = "H100", tile: str = AUTO, split=AUTO) -> model.P
         if made != split:
             why = f"K = {with_particle(str(K), '를')} BK {cand.BK}의 배수로 {split}조각 내면 {made}조각만 생깁니다"
         elif k_per_split < model.MIN_SLICE_K:
-            why = f"조각 하나의 K가 {k_per_split}로 {model.MIN_SLICE_K}보다 짧습니다 (고리를 채우는 시간이 계산보다 김)"
+            why = f"조각 하나의 K가 {with_particle(str(k_per_split), '로')} {model.MIN_SLICE_K}보다 짧습니다 (고리를 채우는 시간이 계산보다 김)"
         else:
             why = (f"작업 공간(workspace)이 {model.workspace_bytes(M, N, split) / 2**20:,.0f} MiB로 한도 "
                    f"{model.WORKSPACE_LIMIT_BYTES // 2**20} MiB를 넘습니다")

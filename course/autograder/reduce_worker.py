@@ -36,7 +36,9 @@ class ReduceKernel(worker.LearnerKernel):
                 np.float32(beta))
         self.kernel(self.grid(M, N), (bx, by, 1), args, shared_mem=self.spec["dynamic_smem"], stream=stream)
 
-    def run_case(self, junk, case: dict, fill: float, c_start: str, tile_rows: int, nan_junk: bool = True) -> CaseRun:
+    def launch_case(self, junk, case: dict, fill: float, c_start: str, tile_rows: int, nan_junk: bool = True) -> CaseRun:
+        """One launch on one case (what worker.run_case does for SGEMM): P among NaN guard bands and padding,
+        C among canaries, the reference in float64."""
         import cupy
 
         M, N, S, seed = case["M"], case["N"], case["S"], case["data_seed"]

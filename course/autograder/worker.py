@@ -84,10 +84,6 @@ class LearnerKernel:
             self.kernel.max_dynamic_shared_size_bytes = spec["dynamic_smem"]
         self.registers = int(self.kernel.num_regs)
 
-    def run_case(self, junk, case: dict, fill: float, c_start: str, tile_rows: int, nan_junk: bool = True) -> "CaseRun":
-        """One launch on one case (the kind's own: SGEMM here, course.autograder.reduce_worker for others)."""
-        return run_case(self, junk, case, fill, c_start, tile_rows, nan_junk)
-
     def prefer_shared(self) -> None:
         """Ask for the largest shared-memory carveout, the one the junk fill ran with."""
         try:
@@ -290,7 +286,10 @@ class CaseRun:
 
 def run_case(kernel: LearnerKernel, junk, case: dict, ab_fill: float, c_start: str, tile_rows: int,
              nan_junk: bool = True) -> CaseRun:
-    """One launch. c_start: "nan" / "inf" (beta = 0 poison), "random" (finite, for the re-runs) or "c0"."""
+    """One launch. c_start: "nan" / "inf" (beta = 0 poison), "random" (finite, for the re-runs) or "c0".
+    A kernel of another exercise kind (course.autograder.reduce_worker) lays out its own operands: launch_case."""
+    if hasattr(kernel, "launch_case"):
+        return kernel.launch_case(junk, case, ab_fill, c_start, tile_rows, nan_junk)
     import cupy
 
     spec = kernel.spec
@@ -349,16 +348,16 @@ def _explain_failure(kernel, junk, case: dict, poison: str, tile_rows: int, firs
     import cupy
 
     non_finite = not bool(cupy.isfinite(first.C).all())
-    if non_finite and _right(kernel.run_case(junk, case, 0.0, poison, tile_rows)):
+    if non_finite and _right(run_case(kernel, junk, case, 0.0, poison, tile_rows)):
         return "oob_read", {}                     # NaN from beyond A or B: finite there, and it is right
-    zeroed = kernel.run_case(junk, case, 0.0, poison, tile_rows, nan_junk=False)
+    zeroed = run_case(kernel, junk, case, 0.0, poison, tile_rows, nan_junk=False)
     if _right(zeroed):
         return "uninitialized_shared", {}         # NaN from shared memory nobody wrote: zeros there, right
     tight = {**case, **{key: 0 for key in case if key.startswith("pad_")}}
-    if _right(kernel.run_case(junk, tight, 0.0, poison, tile_rows, nan_junk=False)):
+    if _right(run_case(kernel, junk, tight, 0.0, poison, tile_rows, nan_junk=False)):
         return "wrong_values", {"tight_ok": True}  # right when rows are tight: a leading dimension mixed up
     if case["beta"] == 0.0 and not bool(cupy.isfinite(zeroed.C).all()):
-        finite = kernel.run_case(junk, case, 0.0, "random", tile_rows, nan_junk=False)
+        finite = run_case(kernel, junk, case, 0.0, "random", tile_rows, nan_junk=False)
         limit_abs = 1e-4 * (float(cupy.abs(finite.ref).max()) or 1.0)
         poisoned = ~cupy.isfinite(zeroed.C)
         unchanged = int((poisoned & (finite.C == finite.start)).sum())
@@ -375,7 +374,7 @@ def _explain_failure(kernel, junk, case: dict, poison: str, tile_rows: int, firs
 def _judge_with(kernel, junk, case: dict, poison: str, tile_rows: int) -> dict:
     import cupy
 
-    first = kernel.run_case(junk, case, np.nan, poison, tile_rows)
+    first = run_case(kernel, junk, case, np.nan, poison, tile_rows)
     scale = float(cupy.abs(first.ref).max()) or 1.0
     limit_abs = 1e-4 * scale
     err, _ = _error(first.C, first.ref)
@@ -454,8 +453,8 @@ def differential(job: dict, kernel: LearnerKernel, repeats: int = 16) -> dict:
             if r % 2:   # perturb the schedule: another stream competes for the SMs
                 with side:
                     busy *= 1.0000001
-            run = kernel.run_case(junk, case, 0.0, "nan" if case["beta"] == 0.0 else "c0", max(kernel.spec["tile"]),
-                                  nan_junk=False)
+            run = run_case(kernel, junk, case, 0.0, "nan" if case["beta"] == 0.0 else "c0", max(kernel.spec["tile"]),
+                           nan_junk=False)
             canary = tuple(max(a, b) for a, b in zip(canary, run.c_outside))
             written = max(written, sum(run.inputs_written.values()), sum(run.inputs_outside))
             if first is None:

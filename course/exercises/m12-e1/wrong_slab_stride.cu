@@ -1,8 +1,9 @@
 // Exercise m12-e1, known-wrong attempt.
-// expected-diagnosis: wrong_values
+// expected-diagnosis: out_of_bounds
 // Slab s is taken to start at P + s * M * N, as if the workspace rows were N floats long. They are ldp
-// long (N rounded up to 4, plus padding), so every slab after the first is read from the wrong place.
-// Right only when ldp == N.
+// long (N rounded up to 4, plus padding), so every slab after the first is read from the wrong place, and
+// some of those places are the padding between workspace rows (columns N .. ldp-1, outside every slab's
+// M x N elements): an out-of-bounds read. Right only when ldp == N.
 
 #define COLS 16
 #define ROWS 8
