@@ -91,7 +91,7 @@ def measure_shape(M: int, N: int, K: int, reps: int = LIVE_REPS) -> dict:
 def zoo_results(force_recorded: bool = False, progress: bool = True) -> ZooResults:
     """Live on a GPU (each shape that fits; the record for the others, said so), else the record."""
     from kernels.device import gpu_available
-    from kernels.errors import DeviceLimitError, KernelInputError
+    from kernels.errors import CompileError, DeviceLimitError, KernelInputError
 
     recorded, provenance = recorded_rows()
     if force_recorded or not gpu_available():
@@ -105,6 +105,9 @@ def zoo_results(force_recorded: bool = False, progress: bool = True) -> ZooResul
         level7.plan_for(1024, 1024, 1024)
     except KernelInputError as exc:
         return ZooResults(recorded, False, provenance, [f"이 GPU에서는 Level 7을 실행할 수 없어 기록을 보여 줍니다: {exc}"])
+    from cupy.cuda.memory import OutOfMemoryError
+
+    skip = (MemoryError, OutOfMemoryError, DeviceLimitError, KernelInputError, CompileError, ArithmeticError)
     bar = _bar(len(model.ZOO)) if progress else None
     try:
         for shape in model.ZOO:
@@ -114,8 +117,8 @@ def zoo_results(force_recorded: bool = False, progress: bool = True) -> ZooResul
                 if not _fits(*shape, level7.plan_for(*shape).split):
                     raise MemoryError
                 rows.append(measure_shape(*shape))
-            except (MemoryError, DeviceLimitError, KernelInputError) as exc:
-                why = "GPU 메모리가 모자랍니다" if isinstance(exc, MemoryError) else str(exc)
+            except skip as exc:
+                why = "GPU 메모리가 모자랍니다" if isinstance(exc, (MemoryError, OutOfMemoryError)) else str(exc)
                 notes.append(f"{'×'.join(map(str, shape))}: {why}. 이 모양은 기록된 값을 보여 줍니다 (recorded).")
                 rows.append(by_shape[shape])
             if bar is not None:
