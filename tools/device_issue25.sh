@@ -30,7 +30,8 @@ done
 if ls "$WHEELS"/*.whl >/dev/null 2>&1; then
   $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site "$WHEELS"/*.whl \
     > "$LOGS/wheels.log" 2>&1
-  echo "wheels: $(ls "$WHEELS"/*.whl | wc -l) from $WHEELS into /tmp/site (pip rc $?)"
+  rc=$?
+  echo "wheels: $(ls "$WHEELS"/*.whl | wc -l) from $WHEELS into /tmp/site (pip rc $rc)"
   export PYTHONPATH=$PYTHONPATH:/tmp/site
 else
   echo "wheels: none found (.whl, ../../.whl or \$WHEELS): the chapter cannot run as a notebook"
