@@ -18,7 +18,7 @@ import math
 from course.facts import Facts, quiz_text
 from kernels import level7_model as model
 from kernels.devices import profile as device_profile
-from kernels.record import DATA_DIR
+from kernels.record import DATA_DIR, REPO_ROOT
 from sims import shape_waves
 
 f = Facts("m12")
@@ -93,11 +93,17 @@ chosen_m128 = shape_waves.plan(*M128)
 f.set("m128_big_blocks", big.blocks, "d")
 f.set("m128_mid_blocks", mid.blocks, "d")
 f.set("m128_big_busy", 100 * big.blocks / SM_COUNT, ".0f")
+f.set("m128_big_idle", SM_COUNT - big.blocks, "d")
+s1024_big = shape_waves.plan(1024, 1024, 1024, tile="128x256", split=1)
+f.set("s1024_big_blocks", s1024_big.blocks, "d")
 f.set("m128_mid_busy", 100 * mid.blocks / SM_COUNT, ".0f")
 f.set("m128_choice_blocks", chosen_m128.blocks, "d")
 f.set("m128_choice_slots", chosen_m128.slots, "d")
 f.set("m128_choice_fill", 100 * chosen_m128.wave_fill, ".0f")
 f.set("m128_choice", f"{chosen_m128.candidate.tile.name} × split {chosen_m128.split}")
+f.set("m128_split", chosen_m128.split, "d")
+small = shape_waves.plan(*M128, tile="64x128", split=1)
+f.set("m128_small_blocks", small.blocks, "d")
 f.set("m128_kslice", chosen_m128.k_per_split, "d")
 S2048 = (2048, 2048, 2048)
 p2048 = shape_waves.plan(*S2048)
@@ -113,6 +119,8 @@ f.set("m513_big_last", p513_big.blocks - (p513_big.waves - 1) * SM_COUNT, "d")
 @f.claims
 def waves_sentences(check):
     check(big.blocks == 16 and mid.blocks == 32, "본문: 128×4096×4096은 큰 타일로 16개, 128×128로 32개")
+    check(chosen_m128.candidate.tile.name == "64x128" and small.blocks < small.slots / 2,
+          "본문: 64×128 타일도 split 없이는 자리의 대부분이 빈다; 모델은 64×128에 split을 고른다")
     check(chosen_m128.waves == 1 and chosen_m128.split > 1, "본문: 128×4096×4096의 선택은 split이 있고 웨이브 하나")
     check(p2048.blocks < SM_COUNT and p2048.waves == 1, "본문: 2048³은 SM 수보다 적은 블록 한 웨이브")
     check(p513_big.waves == 2 and p513_big.blocks - SM_COUNT < SM_COUNT // 2,
@@ -211,6 +219,7 @@ cb_8192 = row_of[(CUBLAS, *S8192)]
 stretch = summary["goals"]["stretch_gflops_8192"]
 f.set("peak_tf", shapes_record["peak_gflops"] / 1000, ".1f")
 f.set("stretch_tf", stretch / 1000, ".1f")
+f.set("stretch_share", 100 * stretch / shapes_record["peak_gflops"], ".0f")
 f.set("l7_8192_tf", l7_8192["gflops"] / 1000, ".1f")
 f.set("l7_8192_peak", l7_8192["pct_peak"], ".1f")
 f.set("cb_8192_tf", cb_8192["gflops"] / 1000, ".1f")
@@ -259,13 +268,17 @@ def quiz_numbers(check):
 
 # ============================================================================ the simulator's suggestions and the zoo's pattern
 p_m128_t4 = shape_waves.plan(*M128, device="T4")
+f.set("t4_sms", device_profile("T4").sm_count, "d")
 p2048_split2 = shape_waves.plan(*S2048, split=2)
 L6_LOSERS = ((1024, 1024, 1024), M128, M513, LONGK)
 
 
 @f.claims
 def simulator_sentences(check):
-    check(device_profile("T4").sm_count == 40, "본문: T4의 SM은 40개")
+    check(s1024_big.tiles_m == 8 and s1024_big.tiles_n == 4, "본문: 1024³은 128×256 타일로 8 × 4블록")
+    determinism_test = (REPO_ROOT / "tests" / "test_level7_gpu.py").read_text(encoding="utf-8")
+    check("def test_results_are_bitwise_identical_run_to_run" in determinism_test
+          and "(128, 4096, 4096, 8)" in determinism_test, "본문: GPU 시험이 split을 쓰는 모양에서 비트 일치를 확인한다")
     check(p_m128_t4.split != chosen_m128.split, "본문: T4에서는 128×4096×4096에 다른 split이 맞다")
     check(p2048_split2.waves > p2048.waves and p2048_split2.reduce_us > 0, "본문: 2048³에 split 2면 웨이브가 늘고 리덕션이 더해진다")
     check(all(row_of[(LEVEL6_KERNEL, *s)]["pct_cublas"] < 70 for s in L6_LOSERS)
