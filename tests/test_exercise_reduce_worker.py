@@ -109,3 +109,21 @@ def test_the_yaml_names_the_same_diagnoses():
                 "wrong_reads_c_beta_zero.cu": "reads_c_with_beta_zero", "wrong_slab_stride.cu": "out_of_bounds",
                 "wrong_edge_off_by_one.cu": "out_of_bounds", "wrong_no_barrier.cu": "race"}
     assert {w.file: w.diagnosis for w in SPEC.wrong_attempts} == expected
+
+
+def test_a_result_that_changes_between_identical_runs_is_judged_a_race():
+    """What the GPU showed for wrong_no_barrier.cu under checker 2: the racy read happened to be right on the
+    re-run with finite guard bands, so the cause looked like an out-of-bounds read. Identical re-runs first."""
+    calls = {"n": 0}
+
+    def racy(P, C, M, N, ldp, ldc, S, alpha, beta):
+        calls["n"] += 1
+        solution(P, C, M, N, ldp, ldc, S, alpha, beta)
+        if calls["n"] % 2 == 1 and M * N > 1:      # the lower half read the odd slabs' sum before it was written
+            C[0, 0] = np.float32(np.nan)
+
+    result = judge(racy)
+    assert result.status == "fail" and result.diagnosis == "race", result.message_ko
+    assert "다시 실행했더니" in result.message_ko and "__syncthreads()" in result.message_ko
+    first = next(c for c in result.details["cases"] if c["outcome"] != "ok")
+    assert first["outcome"] == "nondeterministic" and first["differing_reruns"] >= 1

@@ -290,12 +290,13 @@ def _abnormal(check: str, run: WorkerRun, limit: float) -> CheckResult | None:
 
 _OUTCOME_DIAGNOSIS = {"oob_write": "out_of_bounds", "oob_read": "out_of_bounds", "writes_inputs": "writes_inputs",
                       "uninitialized_shared": "uninitialized_shared", "reads_c": "reads_c_with_beta_zero",
-                      "unwritten": "unwritten_output", "wrong_values": "wrong_values"}
-_ORDER = ("out_of_bounds", "writes_inputs", "uninitialized_shared", "reads_c_with_beta_zero", "unwritten_output",
+                      "unwritten": "unwritten_output", "wrong_values": "wrong_values", "nondeterministic": "race"}
+_ORDER = ("out_of_bounds", "writes_inputs", "race", "uninitialized_shared", "reads_c_with_beta_zero", "unwritten_output",
           "wrong_values")
 OUTCOME_TEXT = {"oob_write": "행렬 밖에 씀", "oob_read": "행렬 밖을 읽음", "writes_inputs": "입력 A·B를 바꿈",
                 "uninitialized_shared": "쓰지 않은 공유 메모리를 읽음", "reads_c": "beta = 0인데 C를 읽음",
-                "unwritten": "C의 일부를 쓰지 않음", "wrong_values": "값이 다름"}
+                "unwritten": "C의 일부를 쓰지 않음", "wrong_values": "값이 다름",
+                "nondeterministic": "같은 입력으로 다시 실행하면 결과가 달라짐"}
 
 
 def correctness_check(spec: ExerciseSpec, source: str, name: str, limits: Limits, seed: int = 0) -> CheckResult:
@@ -407,6 +408,10 @@ def _correctness_message(diagnosis: str, example: dict, bad: list, outcomes: lis
         inputs = "와 ".join(n for n, _ in spec.parameters if n in kinds.READ_ONLY)
         return (f"{where}: 입력 {names}의 원소 {count}개가 실행 뒤에 바뀌었습니다 (writes to inputs). {inputs}는 읽기만 하는 "
                 "입력입니다(const float*): 중간 결과는 레지스터나 공유 메모리에 두세요.")
+    if diagnosis == "race":
+        return (f"{where}: 같은 입력으로 같은 커널을 다시 실행했더니 {example.get('differing_reruns', 1)}번 결과가 비트 단위로 "
+                "달랐습니다. 실행할 때마다 달라지는 결과는 경쟁 상태(race)의 표시입니다: 한 스레드가 공유 메모리에 쓴 값을 "
+                "다른 스레드가 배리어(__syncthreads()) 없이 읽고 있지 않은지 확인하세요.")
     if diagnosis == "uninitialized_shared":
         return (f"{where}: 공유 메모리(shared memory)를 NaN으로 채워 두고 실행하면 결과가 틀리고, 0으로 채우면 맞습니다. "
                 "이 블록이 쓰지 않은 공유 메모리 칸을 읽고 있습니다 (uninitialized shared memory). 공유 메모리는 "

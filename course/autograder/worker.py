@@ -371,6 +371,22 @@ def _explain_failure(kernel, junk, case: dict, poison: str, tile_rows: int, firs
     return "wrong_values", {}
 
 
+RERUNS = 3                    # identical re-runs of a failing case before its cause is looked for
+
+
+def _varies(kernel, junk, case: dict, poison: str, tile_rows: int, first: "CaseRun") -> int:
+    """How many of RERUNS identical launches gave other bits than the first (NaN == NaN). A result that changes
+    between identical runs is a race; the re-runs that tell other causes apart could be fooled by a lucky run."""
+    import cupy
+
+    differing = 0
+    for _ in range(RERUNS):
+        again = run_case(kernel, junk, case, np.nan, poison, tile_rows)
+        same = (again.C == first.C) | (cupy.isnan(again.C) & cupy.isnan(first.C))
+        differing += not bool(same.all())
+    return differing
+
+
 def _judge_with(kernel, junk, case: dict, poison: str, tile_rows: int) -> dict:
     import cupy
 
@@ -388,8 +404,12 @@ def _judge_with(kernel, junk, case: dict, poison: str, tile_rows: int) -> dict:
     elif any(first.inputs_written.values()):
         out["outcome"] = "writes_inputs"
     elif non_finite or not err <= TOLERANCE:
-        out["outcome"], extra = _explain_failure(kernel, junk, case, poison, tile_rows, first)
-        out.update(extra)
+        varies = _varies(kernel, junk, case, poison, tile_rows, first)
+        if varies:
+            out["outcome"], out["differing_reruns"] = "nondeterministic", varies
+        else:
+            out["outcome"], extra = _explain_failure(kernel, junk, case, poison, tile_rows, first)
+            out.update(extra)
     if out["outcome"] != "ok":
         out["first_wrong"], out["wrong_count"] = _first_wrong(first.C, first.ref, limit_abs)
         out["where"] = _wrong_rows_cols(first.C, first.ref, limit_abs)
@@ -404,6 +424,13 @@ def judge_case(kernel: LearnerKernel, junk, case: dict, tile_rows: int) -> dict:
         if out["outcome"] != "ok":
             return out
     return out
+
+
+def case_label(case: dict) -> str:
+    """"M×N×K" of an SGEMM case, "M=…, N=…, S=…" of a reduction's."""
+    if "K" in case:
+        return f"{case['M']}×{case['N']}×{case['K']}"
+    return f"M={case['M']}, N={case['N']}, S={case['S']}"
 
 
 def correctness(job: dict, kernel: LearnerKernel) -> dict:
@@ -447,7 +474,7 @@ def differential(job: dict, kernel: LearnerKernel, repeats: int = 16) -> dict:
     junk = kernel.junk
     out = []
     for case in job["cases"]:
-        emit("stage", what=f"반복 실행 {case['M']}×{case['N']}×{case['K']}")
+        emit("stage", what=f"반복 실행 {case_label(case)}")
         first, distinct, canary, written = None, 0, (0, 0), 0
         for r in range(repeats):
             if r % 2:   # perturb the schedule: another stream competes for the SMs

@@ -234,9 +234,67 @@ def stretch_sentences(check):
     check(not summary["met"]["squares"], "본문: 정사각 넷 모두 1.00 이상이라는 목표는 못 이뤘다")
 
 
-# ============================================================================ cuBLAS's kernels and the profiles (when recorded)
+# ============================================================================ cuBLAS's kernels (Nsight Compute) and the profiles
 cublas_kernels = _load("cublas_kernels.json")
 level7_profiles = _load("level7_profiles.json")
+cb_kernels = {(s["M"], s["N"], s["K"]): s["kernels"] for s in cublas_kernels["shapes"]}
+cb_gemm = {shape: kernels[0] for shape, kernels in cb_kernels.items()}
+
+
+def _family(kernel: dict) -> str:
+    return "simt" if "simt" in kernel["function"] else "xmma"
+
+
+cb_split_shapes = [s for s in ZOO if len(cb_kernels[s]) > 1]
+l7_split_shapes = [s for s in ZOO if row_of[(LEVEL7_KERNEL, *s)]["choice"]["split"] > 1]
+f.set("cb_date", str(cublas_kernels["date"])[:10])
+f.set("cb_n_functions", len({k["function"] for k in cb_gemm.values()}), "d")
+f.set("cb_n_xmma", sum(_family(k) == "xmma" for k in cb_gemm.values()), "d")
+f.set("cb_n_simt", sum(_family(k) == "simt" for k in cb_gemm.values()), "d")
+f.set("cb_split_shapes", ", ".join(shape_label(*s) for s in cb_split_shapes))
+f.set("l7_split_shapes", ", ".join(shape_label(*s) for s in l7_split_shapes))
+f.set("cb_1024_tile", cb_gemm[(1024, 1024, 1024)]["reads_as"]["tile"])
+f.set("cb_1024_grid", cb_gemm[(1024, 1024, 1024)]["grid_size"], ".0f")
+f.set("l7_1024_blocks", row_of[(LEVEL7_KERNEL, 1024, 1024, 1024)]["choice"]["blocks"], "d")
+f.set("cb_2048_grid", cb_gemm[S2048]["grid_size"], ".0f")
+f.set("cb_2048_regs", cb_gemm[S2048]["registers"], ".0f")
+f.set("cb_513_grid", cb_gemm[M513]["grid_size"], ".0f")
+f.set("cb_513_tiles", math.ceil(513 / 128) * (8192 // 256), "d")
+f.set("cb_odd_grid", cb_gemm[ODD]["grid_size"], ".0f")
+f.set("cb_odd_waves", cb_gemm[ODD]["grid_size"] / SM_COUNT, ".0f")
+p_odd_big = shape_waves.plan(*ODD, tile="128x256", split=1)
+f.set("odd_big_blocks", p_odd_big.blocks, "d")
+f.set("odd_big_waves", p_odd_big.waves, "d")
+f.set("odd_big_last", p_odd_big.blocks - (p_odd_big.waves - 1) * SM_COUNT, "d")
+f.set("odd_blocks", p_odd.blocks, "d")
+f.set("odd_rounds", p_odd.waves, "d")
+f.set("eff_big", 100 * model.CALIBRATION["128x256"].efficiency, ".0f")
+f.set("eff_small", 100 * model.CALIBRATION["64x128"].efficiency, ".0f")
+
+
+@f.claims
+def cublas_kernel_sentences(check):
+    check(all("ffma" in k["function"] or "simt" in k["function"] for k in cb_gemm.values()),
+          "본문: cuBLAS의 GEMM 커널 이름에는 모두 ffma나 simt가 있다 (TF32를 끄면 FP32 FFMA)")
+    check(cb_split_shapes == [LONGK, M128], "본문: 리덕션 커널이 따로 나온 모양은 1024×1024×16384와 128×4096×4096")
+    check(set(cb_split_shapes) <= set(l7_split_shapes), "본문: cuBLAS가 split한 모양에서 Level 7도 split한다")
+    check(len(cb_kernels[(1024, 1024, 1024)]) == 1 and cb_gemm[(1024, 1024, 1024)]["grid_size"] < 132
+          and row_of[(LEVEL7_KERNEL, 1024, 1024, 1024)]["choice"]["blocks"] > 132,
+          "본문: 1024³에서 cuBLAS는 split 없이 SM보다 적은 블록, Level 7은 SM보다 많은 블록")
+    check(int(cb_gemm[S2048]["grid_size"]) == p2048.blocks, "본문: 2048³에서 cuBLAS의 블록 수는 Level 7과 같다")
+    check(len(cb_kernels[M513]) == 1 and cb_gemm[M513]["grid_size"] == 4 * math.ceil(513 / 128) * (8192 // 256),
+          "본문: 513×8192×8192의 그리드는 128×256 타일 160개의 네 배, 리덕션 커널은 따로 없다")
+    check(cb_gemm[ODD]["grid_size"] == 4 * SM_COUNT == math.ceil(4095 / 256) * math.ceil(4097 / 128),
+          "본문: 4095×4097×4099에서 cuBLAS의 블록 528개는 SM 132개의 꼭 네 배 (M 방향 256, N 방향 128)")
+    check(p_odd_big.blocks == 544 and p_odd_big.waves == 5, "본문: Level 7의 128×256 타일이면 544블록, 다섯 웨이브")
+    check(p_odd.candidate.tile.name == "64x128" and p_odd.wave_fill > 0.99, "본문: Level 7은 64×128로 네 라운드를 꽉 채운다")
+    check(model.CALIBRATION["64x128"].efficiency < model.CALIBRATION["128x256"].efficiency,
+          "본문: 작은 타일의 효율이 낮다")
+
+
+@f.absence("두 커널을 나란히 놓은 카운터 프로파일은 아직 기록되지 않았습니다")
+def gap_profile_not_recorded(check):
+    check(level7_profiles is None, "level7_profiles.json이 없다")
 
 
 # ============================================================================ the quiz bank's numbers
@@ -257,6 +315,9 @@ def quiz_numbers(check):
     check(f"{l6:.2f}" in q6 and f"{l5:.2f}" in q6 and f"{ratio[ODD]:.3f}" in q6, "퀴즈 q06: 0.82, 0.95, 0.945")
     check(f"약 {100 * (ratio[ODD] - l6):.0f}%p" in q6, "퀴즈 q06: Level 7은 Level 6보다 약 13%p")
     check(abs(ratio[ODD] - l5) < 0.01, "퀴즈 q06: Level 7과 Level 5의 차이는 흔들림 크기")
+    q7 = quiz_text(12, "m12-q07")
+    check("splitKreduce_kernel" in q7 and "splitKreduce_kernel" in cb_kernels[M128][1]["function"]
+          and cb_kernels[M128][0]["grid_size"] == 4 * (4096 // 128), "퀴즈 q07: 128×4096×4096에서 기록된 두 커널의 모습")
     q8 = quiz_text(12, "m12-q08")
     check(f"약 {100 * (1 - ratio[S2048]):.0f}% 느리다" in q8, "퀴즈 q08: 2048³에서 약 6% 느리다")
     check(f"SM {SM_COUNT - p2048.blocks}개({100 * (SM_COUNT - p2048.blocks) / SM_COUNT:.0f}%)" in q8,
