@@ -320,3 +320,33 @@ def test_a_partial_record_merges_with_its_own_provenance():
     assert merged["exercises"]["m12-e1"]["recorded"]["device"] == "GPU X"
     assert merged["device"] == whole["device"] and not merged["all_solutions_pass"]
     assert "m12-e1" not in whole["exercises"] or whole["exercises"]["m12-e1"] != merged["exercises"]["m12-e1"]
+
+
+def test_the_xmma_second_pass_is_read_as_the_reduction_and_the_record_agrees():
+    from profile_shapes import read_name
+
+    name = "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_execute_split_k_kernel__5x_cublas"
+    assert read_name(name) == {"role": "split-K reduction"}
+    data = json.loads((REPO / "book" / "data" / "cublas_kernels.json").read_text(encoding="utf-8"))
+    assert data["reread"]["what"] and "H100" in data["device"]
+    for shape in data["shapes"]:
+        assert [k["reads_as"] for k in shape["kernels"]] == [read_name(k["function"]) for k in shape["kernels"]]
+        assert shape["split_k_reduction"] == any(read_name(k["function"])["role"] == "split-K reduction"
+                                                 for k in shape["kernels"])
+    assert [(s["M"], s["N"], s["K"]) for s in data["shapes"]] == [tuple(s) for s in model.ZOO]
+
+
+def test_the_gap_tool_matches_templated_cublas_kernels_by_their_demangled_name(monkeypatch):
+    import profile_shapes
+
+    seen = {}
+
+    def fake(metrics, args, extra):
+        seen["extra"] = extra
+        return [_raw("void cutlass::Kernel2<cutlass_80_simt_sgemm_256x128_8x4_nn_align1>(T1::Params)", 128)] * 2
+
+    monkeypatch.setattr(profile_shapes, "run_ncu", fake)
+    profile_shapes.gap_one("cublas", 2048, 2048, 2048)
+    extra = seen["extra"]
+    assert extra[extra.index("--kernel-name-base") + 1] == "demangled"
+    assert extra[extra.index("--kernel-name") + 1] == "regex:gemm|[Rr]educe"
