@@ -122,7 +122,8 @@ def show_region(file: str, region: str, caption: str | None = None):
 
     first, last = region_lines(file, region)
     title = caption or f"`kernels/{file}` — `{region}` (줄 {first}–{last})"
-    display(Markdown(f"{title}\n\n```cuda\n{read_region(file, region)}\n```"))
+    language = "python" if file.endswith(".py") else "cuda"
+    display(Markdown(f"{title}\n\n```{language}\n{read_region(file, region)}\n```"))
 
 
 def note(text: str, kind: str = "note"):
@@ -401,3 +402,25 @@ def show_device_comparison(names=("T4", "H100")):
     table(rows, [("gpu", "GPU"), ("cc", "compute capability"), ("sm", "SM 수"), ("smem", "블록당 공유 메모리"),
                  ("threads", "SM당 스레드"), ("peak", "FP32 최대 (부스트 클럭)"), ("async", "cp.async")],
           "kernels/devices.py에 적힌 한도")
+
+
+def syllabus_rows() -> list[dict]:
+    """The course map (module, level, title, kernel files) from the syllabus and the registry."""
+    from course import syllabus
+
+    rows = []
+    for m in syllabus.load():
+        specs = [s for s in registry.KERNELS.values() if s.chapter == m.number]
+        if m.level is not None:   # the module's own level (a chapter also shows counter-examples of earlier ones)
+            specs = [s for s in specs if s.level == m.level]
+        levels = sorted({s.level for s in specs})
+        title = m.title + (f" — {m.checkpoint.title}" if m.checkpoint else "") + (" (보너스)" if m.bonus else "")
+        rows.append({"module": str(m.number), "level": ", ".join(f"Level {lv}" for lv in levels) or "—",
+                     "title": title, "files": ", ".join(sorted({s.file for s in specs})) or "—"})
+    return rows
+
+
+def show_syllabus_map() -> None:
+    table(syllabus_rows(), [("module", "모듈"), ("level", "단계"), ("title", "무엇을 배우나"), ("files", "커널 파일")],
+          "단계별 지도 (course/syllabus.py)")
+

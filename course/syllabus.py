@@ -8,7 +8,7 @@ line, the Sphinx extension, the facts modules and the tests. `_toc.yml` is writt
 module is one entry here plus its own files (chapter, facts module, bank, simulator, kernel).
 
 Four numbering schemes meet in the course, and this table is where they are tied together:
-- the module number (4-11), which names the chapter (book/mNN_*.md), its bank (course/banks/mNN.yaml),
+- the module number (4-12), which names the chapter (book/mNN_*.md), its bank (course/banks/mNN.yaml),
   its facts (course/facts/mNN.py) and its exercises (course/exercises/mNN-eK/);
 - the kernel level (0-6), which names the kernels (kernels.registry: KernelSpec.level, with the
   representative kernel of each level in registry.LEVEL_REPRESENTATIVE); module 10 teaches no new level;
@@ -89,6 +89,12 @@ MODULES: tuple[Module, ...] = (
            simulators=("pipeline",)),
     Module(10, "m10_profiling", "프로파일링과 루프라인", None, gate=9, simulators=("profiles", "roofline")),
     Module(11, "m11_beyond_cublas", "워프 타일링: cuBLAS와 나란히", 6, gate=9, simulators=("warp_tiling",),
+           bonus=True),
+    # Level 7 is a dispatcher over one file (sgemm_shape_aware, registry chapter 12), not a level with a single
+    # representative kernel in the level-to-level tables (LEVEL_REPRESENTATIVE stops at Level 6), so level=None.
+    # Open to everyone: a bonus that no checkpoint gates.
+    Module(12, "m12_shape_aware", "모양에 맞춘 SGEMM: 모든 모양에서 cuBLAS와", None, exercises=("m12-e1",),
+           simulators=("shape_waves",),
            bonus=True),
 )
 

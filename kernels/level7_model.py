@@ -216,6 +216,7 @@ def slices(K: int, bk: int, split: int) -> tuple[int, int]:
     return k_per_split, cdiv(K, k_per_split)
 
 
+# [region: predict]
 def rounds(blocks: int, resident: int, sms: int) -> tuple:
     """How many blocks the busiest SM holds at once, round by round. The GPU hands blocks out one per SM
     first, so that SM gets ceil(blocks / SMs) in all, `resident` at a time."""
@@ -260,6 +261,7 @@ def predict(M: int, N: int, K: int, cand: Candidate, split: int, limits: DeviceL
 def workspace_traffic(M: int, N: int, split: int) -> float:
     """Bytes the split adds: every slice's partial tile written by the GEMM and read back by the reduction."""
     return 2.0 * split * M * workspace_ld(N) * FLOAT
+# [end-region: predict]
 
 
 def workspace_ld(N: int) -> int:

@@ -1,6 +1,6 @@
 """Kernel sources on disk and the regions the chapters quote from them.
 
-A region is marked in a .cu/.cuh file as::
+A region is marked in a .cu/.cuh file (or, with "#", in a .py file) as::
 
     // [region: name]
     ...
@@ -16,8 +16,9 @@ from pathlib import Path
 KERNEL_DIR = Path(__file__).resolve().parent
 COMMON_HEADER = "sgemm_common.cuh"
 
-_START = re.compile(r"^\s*//\s*\[region:\s*([\w-]+)\]\s*$")
-_END = re.compile(r"^\s*//\s*\[end-region:\s*([\w-]+)\]\s*$")
+# "//" in .cu/.cuh files, "#" in the Python the chapters quote (kernels/level7_model.py).
+_START = re.compile(r"^\s*(?://|#)\s*\[region:\s*([\w-]+)\]\s*$")
+_END = re.compile(r"^\s*(?://|#)\s*\[end-region:\s*([\w-]+)\]\s*$")
 
 
 def read_source(file: str) -> str:

@@ -138,7 +138,7 @@ BROKEN = [
     ("id of another module", lambda d: question(d, "m06-q01").update(id="m07-q01"), ["m07-q01", "m06-"]),
     ("duplicate id", _duplicate_id, ["m06-q01", "같은 id"]),
     ("seven questions", _drop_question, ["questions", "8개", "현재 7개"]),
-    ("module out of range", lambda d: d.update(module=12), ["module", "강좌의 모듈 번호"]),
+    ("module out of range", lambda d: d.update(module=99), ["module", "강좌의 모듈 번호"]),
     ("title missing", lambda d: d.pop("title"), ["title"]),
     ("unknown top-level key", lambda d: d.update(extra=1), ["extra"]),
     ("all of the above", lambda d: question(d, "m06-q01")["choices"][3].update(text="위의 보기 모두"),

@@ -31,6 +31,7 @@ REPO = Path(__file__).resolve().parent.parent
 RECORD = REPO / "book" / "data" / "exercises.json"
 EXERCISES = specs.load_all()
 BY_ID = {s.id: s for s in EXERCISES}
+SGEMM_IDS = sorted(i for i, s in BY_ID.items() if s.kind == "sgemm")   # the cases of course.autograder.cases
 # Modules with kernel exercises, and their chapters (course/syllabus.py declares both).
 CHAPTERS = {m.number: m.page for m in syllabus.load() if m.exercises}
 
@@ -401,7 +402,7 @@ def test_sass_check_names_each_rule(tmp_path):
 
 # ----------------------------------------------------------------------------- shapes and seeds
 
-@pytest.mark.parametrize("exercise_id", sorted(BY_ID))
+@pytest.mark.parametrize("exercise_id", SGEMM_IDS)
 def test_shapes_honour_the_exercise_constraints(exercise_id):
     s = BY_ID[exercise_id]
     plan = cases.correctness_cases(s, seed=7)
@@ -416,7 +417,7 @@ def test_shapes_honour_the_exercise_constraints(exercise_id):
     assert any(c.edge for c in plan) and any(not c.edge for c in plan)
 
 
-@pytest.mark.parametrize("exercise_id", sorted(BY_ID))
+@pytest.mark.parametrize("exercise_id", SGEMM_IDS)
 def test_every_stage_gives_b_and_c_different_row_strides(exercise_id):
     """A kernel that indexes C with ldb (or A with ldb ...) fails: padded rows everywhere, all three lds apart."""
     s = BY_ID[exercise_id]
@@ -433,7 +434,7 @@ def test_every_stage_gives_b_and_c_different_row_strides(exercise_id):
         assert any(c.pad_b > c.pad_c for c in fixed) and any(c.pad_b < c.pad_c for c in fixed)
 
 
-@pytest.mark.parametrize("exercise_id", sorted(BY_ID))
+@pytest.mark.parametrize("exercise_id", SGEMM_IDS)
 def test_whole_tile_cases_exercise_the_product(exercise_id):
     """The 'edges only' hint needs whole-tile cases where a product bug shows: alpha != 0 and beta != 0."""
     s = BY_ID[exercise_id]

@@ -1,6 +1,6 @@
 """The syllabus (course/syllabus.py) is the one place that declares the modules: the repository agrees with it,
 it refuses contradictions, and a new module needs one entry there plus its own files (shown with a throwaway
-module 12 in a temporary copy of the repository)."""
+module 13 in a temporary copy of the repository)."""
 from __future__ import annotations
 
 import importlib
@@ -79,9 +79,9 @@ def test_unknown_module_gets_a_korean_error():
         COURSE.module(99)
 
 
-# --------------------------------------------------------------------------- a throwaway module 12
+# --------------------------------------------------------------------------- a throwaway module 13 (after the real module 12)
 
-THROWAWAY_ENTRY = '''    Module(12, "m12_throwaway", "버리는 모듈", None, gate=9, simulators=("throwaway",), bonus=True),
+THROWAWAY_ENTRY = '''    Module(13, "m13_throwaway", "버리는 모듈", None, gate=9, simulators=("throwaway",), bonus=True),
 '''
 
 THROWAWAY_CHAPTER = '''\
@@ -91,20 +91,20 @@ jupytext:
 kernelspec: {display_name: Python 3, language: python, name: python3}
 ---
 
-# 모듈 12 — 버리는 모듈
+# 모듈 13 — 버리는 모듈
 
 ```{code-cell} ipython3
-from course.facts.m12 import f
+from course.facts.m13 import f
 ```
 
 이 장의 값은 {eval}`f.answer`입니다.
 '''
 
 THROWAWAY_FACTS = '''\
-"""Facts of the throwaway module 12 (a test's)."""
+"""Facts of the throwaway module 13 (a test's)."""
 from course.facts import Facts
 
-f = Facts("m12")
+f = Facts("m13")
 f.set("answer", 42)
 
 
@@ -142,12 +142,12 @@ def test_a_new_module_is_one_syllabus_entry_plus_its_own_files(tmp_path):
     (repo / "course" / "syllabus.py").write_text(text.replace(anchor, "           bonus=True),\n" + THROWAWAY_ENTRY + ")\n"),
                                                  encoding="utf-8")
     # Its own files: chapter, facts, bank, simulator.
-    (repo / "book" / "m12_throwaway.md").write_text(THROWAWAY_CHAPTER, encoding="utf-8")
-    (repo / "course" / "facts" / "m12.py").write_text(THROWAWAY_FACTS, encoding="utf-8")
+    (repo / "book" / "m13_throwaway.md").write_text(THROWAWAY_CHAPTER, encoding="utf-8")
+    (repo / "course" / "facts" / "m13.py").write_text(THROWAWAY_FACTS, encoding="utf-8")
     (repo / "sims" / "throwaway.py").write_text(THROWAWAY_SIM, encoding="utf-8")
     bank = (repo / "course" / "banks" / "m11.yaml").read_text(encoding="utf-8")
-    (repo / "course" / "banks" / "m12.yaml").write_text(
-        bank.replace("module: 11", "module: 12").replace("m11-q", "m12-q"), encoding="utf-8")
+    (repo / "course" / "banks" / "m13.yaml").write_text(
+        bank.replace("module: 11", "module: 13").replace("m11-q", "m13-q"), encoding="utf-8")
 
     probe = textwrap.dedent('''
         import json
@@ -158,16 +158,16 @@ def test_a_new_module_is_one_syllabus_entry_plus_its_own_files(tmp_path):
         from course.settings import load_settings
         from course import sphinx_ext
         s = load_settings()
-        report = verify(12)
+        report = verify(13)
         app = SimpleNamespace(config=SimpleNamespace(course_settings={"gating_policy": "strict"}))
         site = json.loads(sphinx_ext._settings_script(app).split("=", 1)[1].rstrip(";"))
         print(json.dumps({
             "numbers": list(syllabus.load().numbers),
-            "page": s.page(12), "gate": s.required_module(12),
-            "banks": available_modules(), "questions": len(load_bank(12).questions),
+            "page": s.page(13), "gate": s.required_module(13),
+            "banks": available_modules(), "questions": len(load_bank(13).questions),
             "claims": [report.checked, report.failures],
-            "locked": gating.decide(12, s, None).locked,
-            "site_pages": site["pages"].get("12"), "site_gate": site["gates"].get("12"),
+            "locked": gating.decide(13, s, None).locked,
+            "site_pages": site["pages"].get("13"), "site_gate": site["gates"].get("13"),
         }))
     ''')
     env = {**os.environ, "PYTHONPATH": str(repo), "SGEMM_COURSE_CONFIG": str(repo / "_config.yml")}
@@ -179,19 +179,19 @@ def test_a_new_module_is_one_syllabus_entry_plus_its_own_files(tmp_path):
     done = run("-c", probe)
     assert done.returncode == 0, done.stderr[-3000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])
-    assert seen["numbers"][-1] == 12 and seen["page"] == "m12_throwaway" and seen["gate"] == 9
-    assert 12 in seen["banks"] and seen["questions"] == 8
+    assert seen["numbers"][-1] == 13 and seen["page"] == "m13_throwaway" and seen["gate"] == 9
+    assert 13 in seen["banks"] and seen["questions"] == 8
     assert seen["claims"] == [1, []] and seen["locked"] is True
-    assert seen["site_pages"] == "m12_throwaway" and seen["site_gate"] == "9"
+    assert seen["site_pages"] == "m13_throwaway" and seen["site_gate"] == "9"
 
     done = run("-m", "course", "toc")
     assert done.returncode == 0, done.stderr
-    assert "- file: book/m12_throwaway" in (repo / "_toc.yml").read_text(encoding="utf-8")
-    done = run("-m", "course", "validate", "--module", "12")
+    assert "- file: book/m13_throwaway" in (repo / "_toc.yml").read_text(encoding="utf-8")
+    done = run("-m", "course", "validate", "--module", "13")
     assert done.returncode in (0, 1), done.stdout + done.stderr        # valid (1 only flags key balance)
-    done = run("-m", "course", "export-form", "--module", "12", "--out", str(tmp_path / "forms"))
-    assert done.returncode == 0 and (tmp_path / "forms" / "m12_form.json").is_file(), done.stderr
+    done = run("-m", "course", "export-form", "--module", "13", "--out", str(tmp_path / "forms"))
+    assert done.returncode == 0 and (tmp_path / "forms" / "m13_form.json").is_file(), done.stderr
     # The chapter checks that read the syllabus see the new chapter too.
     done = run("-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_chapter_facts.py", "-k",
-               "m12 and (resolves or short_cell or claims_hold)")
+               "m13 and (resolves or short_cell or claims_hold)")
     assert done.returncode == 0 and "3 passed" in done.stdout, done.stdout[-3000:]

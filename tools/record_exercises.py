@@ -1,6 +1,9 @@
 """Check every exercise's solution and known-wrong attempts on this GPU; write book/data/exercises.json.
 
     CUPY_TF32=0 python tools/record_exercises.py [--jobs 4] [--only m06-e1] [--out PATH] [--seed N]
+    python tools/record_exercises.py --merge-from PART.json [--out PATH]
+        (no GPU: put the exercises of a partial record, e.g. one made with --only, into the book's record;
+        each merged exercise keeps its own run's provenance under "recorded")
 
 Per exercise: the solution's verdict (it must pass every check) and each wrong attempt's verdict
 with the diagnosis it received and whether that equals the one its exercise.yaml names. For the
@@ -161,6 +164,19 @@ def record_of(specs, items, args, limits, started) -> tuple[dict, list]:
     return record, problems
 
 
+PROVENANCE_KEYS = ("device", "driver", "cuda_runtime", "cupy", "date", "command", "git_commit", "checker")
+
+
+def merge(part: dict, whole: dict) -> dict:
+    """`whole` with the exercises of `part` replacing its own; each keeps `part`'s provenance."""
+    out = json.loads(json.dumps(whole))
+    for exercise_id, entry in part["exercises"].items():
+        out["exercises"][exercise_id] = {**entry, "recorded": {k: part.get(k) for k in PROVENANCE_KEYS}}
+    out["all_solutions_pass"] = all(e["solution"]["passed"] for e in out["exercises"].values())
+    out["all_diagnoses_match"] = all(w["matches"] for e in out["exercises"].values() for w in e["wrong_attempts"])
+    return out
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--jobs", type=int, default=4)
@@ -168,8 +184,16 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default=str(OUT))
     parser.add_argument("--reps", type=int, default=10, help="timings per kernel in the speed check")
     parser.add_argument("--seed", type=int, help="one seed for every submission (default: a fresh seed each)")
+    parser.add_argument("--merge-from", metavar="PART", help="merge a partial record into --out (no GPU needed)")
     args = parser.parse_args(argv)
     args.argv = argv if argv is not None else sys.argv[1:]
+    if args.merge_from:
+        out = Path(args.out)
+        merged = merge(json.loads(Path(args.merge_from).read_text(encoding="utf-8")),
+                       json.loads(out.read_text(encoding="utf-8")))
+        out.write_text(json.dumps(merged, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        print(f"merged {', '.join(json.loads(Path(args.merge_from).read_text(encoding='utf-8'))['exercises'])} into {out}")
+        return 0 if merged["all_solutions_pass"] and merged["all_diagnoses_match"] else 1
     specs = [load(i) for i in args.only] if args.only else load_all()
     limits = gpu.Limits()
     items = [item for spec in specs for item in items_of(spec)]

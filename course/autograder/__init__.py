@@ -24,7 +24,9 @@ capped, and never read as the checker's own status. Entry points:
 # What the checker checks changed: a verdict recorded by an older version (book/data/exercises.json)
 # is still evidence for what it covers, not for attempts or checks added since. 2: issue 21 (seeded
 # cases, distinct lda/ldb/ldc, +-Inf poison, shared-memory fill, inputs checked, signatures, operands).
-CHECKER_VERSION = 2
+# 3: issue 25 (exercise kinds: the split-K reduction; a failing case whose result changes between identical
+# re-runs is judged a race before any other cause is looked for).
+CHECKER_VERSION = 3
 
 from course.autograder.checker import check_file, check_source, gpu_ready, measure_speed  # noqa: E402
 from course.autograder.gpu import Limits  # noqa: E402

@@ -117,21 +117,38 @@ def describe(s: specs.ExerciseSpec) -> str:
         sass_rules.append(f"레지스터 {s.max_registers}개 이하")
     tools = ", ".join(t for t, on in s.hazards.items() if on) or "없음"
     lines = [f"{s.id}: {s.title_ko} (모듈 {s.module})", "", s.goal_ko.strip(), "",
-             f"커널: extern \"C\" __global__ void {s.entry}(const float* A, const float* B, float* C, int M, int N, "
-             "int K, int lda, int ldb, int ldc, float alpha, float beta)",
+             f"커널: {s.signature_text()}",
              f"실행 구성 (launch): {s.launch_text()}",
              f"크기 (shapes): {shape_rules}" + ("; A, B, C는 16바이트 정렬, 선행 차원은 4의 배수" if s.aligned16 else ""),
              "", "검사 (checks):",
              "  1. 컴파일: NVRTC (sm_90)",
              "  2. SASS 규칙: " + ("; ".join(sass_rules) or "없음"),
-             "  3. 정확성: 고정된 경계 크기와 실행마다 시드로 뽑는 크기, alpha/beta 조합(타일의 배수인 크기에서도 "
-             "alpha·beta ≠ 0), lda·ldb·ldc가 모두 다른 행 여백, beta = 0이면 NaN과 ±Inf로 채운 C, NaN으로 채운 "
-             "공유 메모리, 실행 뒤 A·B가 그대로인지; cuBLAS와 상대 오차 1e-05 이내 (시드는 판정에 적힘: --seed로 재현)",
+             "  3. 정확성: " + _correctness_text(s),
              f"  4. 경쟁·메모리 검사: compute-sanitizer {tools} (없으면 반복 실행 차등 시험)",
-             f"  5. 속도: {s.speed_size}³에서 기준 커널 {s.speed_reference}의 {s.min_ratio:g}배 이상 (번갈아 측정)",
+             "  5. 속도: " + _speed_text(s),
              "", f"시작 코드: {s.starter}", f"힌트 {len(s.hints_ko)}개: JupyterLab에서 %exercise_hint {s.id}",
              f"검사: python -m course exercise check {s.id} 내_커널.cu"]
     return "\n".join(lines)
+
+
+def _correctness_text(s) -> str:
+    if s.kind == "splitk_reduce":
+        return ("고정된 경계 크기와 실행마다 시드로 뽑는 크기·조각 수 S·alpha/beta 조합(타일의 배수인 크기에서도 "
+                "alpha·beta ≠ 0, 1), ldp와 ldc가 다른 행 여백(작업 공간의 여백은 NaN), beta = 0이면 NaN과 ±Inf로 채운 C, "
+                "NaN으로 채운 공유 메모리, 실행 뒤 P가 그대로인지; float64로 더한 기준값과 상대 오차 1e-05 이내 "
+                "(시드는 판정에 적힘: --seed로 재현)")
+    return ("고정된 경계 크기와 실행마다 시드로 뽑는 크기, alpha/beta 조합(타일의 배수인 크기에서도 "
+            "alpha·beta ≠ 0), lda·ldb·ldc가 모두 다른 행 여백, beta = 0이면 NaN과 ±Inf로 채운 C, NaN으로 채운 "
+            "공유 메모리, 실행 뒤 A·B가 그대로인지; cuBLAS와 상대 오차 1e-05 이내 (시드는 판정에 적힘: --seed로 재현)")
+
+
+def _speed_text(s) -> str:
+    if s.kind == "splitk_reduce":
+        from course.autograder.kinds import REDUCE_SPEED_SLICES
+
+        return (f"{s.speed_size}×{s.speed_size} 조각 {REDUCE_SPEED_SLICES}개에서 강좌의 리덕션 커널 {s.speed_reference}의 "
+                f"{s.min_ratio:g}배 이상 (번갈아 측정)")
+    return f"{s.speed_size}³에서 기준 커널 {s.speed_reference}의 {s.min_ratio:g}배 이상 (번갈아 측정)"
 
 
 def _show(args) -> int:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from course.autograder import cases as case_plans
+from course.autograder import kinds
 from course.autograder.spec import ExerciseSpec
 from course.autograder.verdict import CheckResult
 
@@ -289,16 +290,17 @@ def _abnormal(check: str, run: WorkerRun, limit: float) -> CheckResult | None:
 
 _OUTCOME_DIAGNOSIS = {"oob_write": "out_of_bounds", "oob_read": "out_of_bounds", "writes_inputs": "writes_inputs",
                       "uninitialized_shared": "uninitialized_shared", "reads_c": "reads_c_with_beta_zero",
-                      "unwritten": "unwritten_output", "wrong_values": "wrong_values"}
-_ORDER = ("out_of_bounds", "writes_inputs", "uninitialized_shared", "reads_c_with_beta_zero", "unwritten_output",
+                      "unwritten": "unwritten_output", "wrong_values": "wrong_values", "nondeterministic": "race"}
+_ORDER = ("out_of_bounds", "writes_inputs", "race", "uninitialized_shared", "reads_c_with_beta_zero", "unwritten_output",
           "wrong_values")
 OUTCOME_TEXT = {"oob_write": "행렬 밖에 씀", "oob_read": "행렬 밖을 읽음", "writes_inputs": "입력 A·B를 바꿈",
                 "uninitialized_shared": "쓰지 않은 공유 메모리를 읽음", "reads_c": "beta = 0인데 C를 읽음",
-                "unwritten": "C의 일부를 쓰지 않음", "wrong_values": "값이 다름"}
+                "unwritten": "C의 일부를 쓰지 않음", "wrong_values": "값이 다름",
+                "nondeterministic": "같은 입력으로 다시 실행하면 결과가 달라짐"}
 
 
 def correctness_check(spec: ExerciseSpec, source: str, name: str, limits: Limits, seed: int = 0) -> CheckResult:
-    plan = case_plans.correctness_cases(spec, seed)
+    plan = kinds.of(spec).correctness_cases(spec, seed)
     run = run_worker(_job(spec, source, name, "correctness", cases=[c.as_dict() for c in plan]), limits.correctness)
     abnormal = _abnormal("correctness", run, limits.correctness)
     if abnormal:
@@ -318,8 +320,9 @@ def judge_outcomes(spec: ExerciseSpec, outcomes: list, seed: int, device: str = 
         drawn = sum(1 for c in outcomes if c.get("drawn"))
         return CheckResult.passed(
             "correctness", f"{len(outcomes)}가지 경우(고정 {len(outcomes) - drawn}, 시드 {seed}에서 뽑은 {drawn})에서 "
-                           f"cuBLAS와 일치합니다 (최대 상대 오차 {worst:.1e}, 허용 1e-05; 행 간격 lda·ldb·ldc가 모두 다른 "
-                           "여백 있는 행렬, beta = 0이면 NaN과 ±Inf로 채운 C, NaN으로 채운 공유 메모리).", **details)
+                           f"{_reference_name(spec)}와 일치합니다 (최대 상대 오차 {worst:.1e}, 허용 1e-05; 행 간격 "
+                           f"{_strides_name(spec)}가 모두 다른 여백 있는 행렬, beta = 0이면 NaN과 ±Inf로 채운 C, NaN으로 채운 "
+                           "공유 메모리).", **details)
     found = {_OUTCOME_DIAGNOSIS[c["outcome"]] for c in bad}
     diagnosis = next(d for d in _ORDER if d in found)
     example = next(c for c in bad if _OUTCOME_DIAGNOSIS[c["outcome"]] == diagnosis)
@@ -330,7 +333,22 @@ def judge_outcomes(spec: ExerciseSpec, outcomes: list, seed: int, device: str = 
                               head + " " + _correctness_message(diagnosis, example, bad, outcomes, spec), **details)
 
 
+def _reference_name(spec: ExerciseSpec) -> str:
+    return "cuBLAS" if spec.kind == "sgemm" else "float64로 더한 기준값"
+
+
+def _strides_name(spec: ExerciseSpec) -> str:
+    return "·".join(n for n, _ in spec.parameters if n.startswith("ld"))
+
+
+def _inputs_text(spec: ExerciseSpec) -> str:
+    """The read-only inputs of the exercise's kind ("A나 B", "P")."""
+    return "나 ".join(n for n, _ in spec.parameters if n in kinds.READ_ONLY)
+
+
 def _shape_text(case: dict, spec: ExerciseSpec) -> str:
+    if spec.kind != "sgemm":
+        return kinds.of(spec).shape_text(case, spec)
     ld = ""
     if any(case.get(k) for k in ("pad_a", "pad_b", "pad_c")):
         lda, ldb, ldc = case_plans.leading_dims(spec, case_plans.Case(**{k: case[k] for k in _CASE_KEYS}))
@@ -353,11 +371,17 @@ def _values_hint(bad: list, outcomes: list, spec: ExerciseSpec) -> str:
     """"Only with padded rows" (the worker re-ran the case with tight rows and it was right) or "only
     at the edges" (said only when every whole-tile case passed, one of them with alpha != 0)."""
     whole = [c for c in outcomes if not c.get("edge")]
+    if all(c.get("tight_ok") for c in bad) and spec.kind != "sgemm":
+        return (" 같은 경우를 행 여백 없이(ldp = ldc = N) 다시 실행하면 맞습니다: 조각 s의 시작은 P + s·M·ldp, 조각 안의 "
+                "행은 ldp, C의 행은 ldc로 계산하세요 (N이 아니라).")
     if all(c.get("tight_ok") for c in bad):
         return (" 같은 경우를 행 여백 없이(ld = 열 수) 다시 실행하면 맞습니다: 행 주소를 K나 N이 아니라 각자의 선행 "
                 "차원(leading dimension)으로 계산하세요 (A는 lda, B는 ldb, C는 ldc).")
     product_tested = any(c["alpha"] != 0.0 for c in whole)
     if all(c.get("edge") for c in bad) and whole and product_tested and all(c["outcome"] == "ok" for c in whole):
+        if spec.kind != "sgemm":
+            return (f" M, N이 블록 타일({spec.tile[0]}×{spec.tile[1]})의 배수인 경우는 모두 맞고, 나머지에서만 틀립니다: "
+                    "가장자리 블록의 경계 검사(row < M, col < N)를 확인하세요.")
         return (f" M, N이 블록 타일({spec.tile[0]}×{spec.tile[1]})의 배수이고 K가 32의 배수인 경우는 모두 맞고, "
                 "나머지에서만 틀립니다: 가장자리 블록의 경계 처리와 마지막(덜 찬) k 타일의 처리를 확인하세요.")
     return ""
@@ -367,7 +391,7 @@ def _correctness_message(diagnosis: str, example: dict, bad: list, outcomes: lis
     where = _shape_text(example, spec)
     if diagnosis == "out_of_bounds":
         if example["outcome"] == "oob_write" and (example.get("input_guard_written") or example.get("input_padding_written")):
-            return (f"{where}: A나 B 바깥(보호 구역이나 행 사이 여백)에 썼습니다 (out of bounds write). 입력 행렬에는 "
+            return (f"{where}: {_inputs_text(spec)} 바깥(보호 구역이나 행 사이 여백)에 썼습니다 (out of bounds write). 입력 행렬에는 "
                     "쓰지 말고, 주소 계산에 쓰는 행 간격과 경계 검사를 확인하세요.")
         if example["outcome"] == "oob_write":
             part = ("행 사이 여백(ldc 패딩)" if example.get("padding_written") and not example.get("guard_written")
@@ -379,10 +403,15 @@ def _correctness_message(diagnosis: str, example: dict, bad: list, outcomes: lis
                 "경계를 검사하세요.")
     if diagnosis == "writes_inputs":
         written = example.get("inputs_written") or {}
-        names = " 와 ".join(n for n in ("A", "B") if written.get(n)) or "A나 B"
+        names = " 와 ".join(n for n, count in written.items() if count) or "입력"
         count = sum(written.values()) if written else 0
-        return (f"{where}: 입력 {names}의 원소 {count}개가 실행 뒤에 바뀌었습니다 (writes to inputs). A와 B는 읽기만 하는 "
+        inputs = "와 ".join(n for n, _ in spec.parameters if n in kinds.READ_ONLY)
+        return (f"{where}: 입력 {names}의 원소 {count}개가 실행 뒤에 바뀌었습니다 (writes to inputs). {inputs}는 읽기만 하는 "
                 "입력입니다(const float*): 중간 결과는 레지스터나 공유 메모리에 두세요.")
+    if diagnosis == "race":
+        return (f"{where}: 같은 입력으로 같은 커널을 다시 실행했더니 {example.get('differing_reruns', 1)}번 결과가 비트 단위로 "
+                "달랐습니다. 실행할 때마다 달라지는 결과는 경쟁 상태(race)의 표시입니다: 한 스레드가 공유 메모리에 쓴 값을 "
+                "다른 스레드가 배리어(__syncthreads()) 없이 읽고 있지 않은지 확인하세요.")
     if diagnosis == "uninitialized_shared":
         return (f"{where}: 공유 메모리(shared memory)를 NaN으로 채워 두고 실행하면 결과가 틀리고, 0으로 채우면 맞습니다. "
                 "이 블록이 쓰지 않은 공유 메모리 칸을 읽고 있습니다 (uninitialized shared memory). 공유 메모리는 "
@@ -410,7 +439,7 @@ def hazards_check(spec: ExerciseSpec, source: str, name: str, limits: Limits, se
     sanitizer = sanitizer_path()
     if sanitizer is None:
         return differential_check(spec, source, name, limits, seed)
-    plan = [c.as_dict() for c in case_plans.hazard_cases(spec, seed)]
+    plan = [c.as_dict() for c in kinds.of(spec).hazard_cases(spec, seed)]
 
     def one(tool: str) -> tuple[str, WorkerRun]:
         wrapper = (sanitizer, "--tool", tool, "--error-exitcode", "3", "--print-limit", "12",
@@ -488,13 +517,13 @@ def _hazard_result(runs: dict, plan: list, limits: Limits, source: str) -> Check
         timed = [t for t, r in runs.items() if r.timed_out]
         diagnosis = "timeout" if timed else "fault"
         return CheckResult.failed("hazards", diagnosis, "\n".join(lines), sanitizer=True, **details)
-    sizes = ", ".join(f"{c['M']}×{c['N']}×{c['K']}" for c in plan)
+    sizes = ", ".join(f"{c['M']}×{c['N']}×{c['K']}" if "K" in c else f"M={c['M']}, N={c['N']}, S={c['S']}" for c in plan)
     return CheckResult.passed("hazards", f"compute-sanitizer {', '.join(runs)}: 문제 없음 ({sizes}, 행 여백 있음).",
                               sanitizer=True, **details)
 
 
 def differential_check(spec: ExerciseSpec, source: str, name: str, limits: Limits, seed: int = 0) -> CheckResult:
-    plan = [c.as_dict() for c in case_plans.differential_cases(spec, seed)]
+    plan = [c.as_dict() for c in kinds.of(spec).differential_cases(spec, seed)]
     run = run_worker(_job(spec, source, name, "differential", cases=plan), limits.hazards)
     note = ("compute-sanitizer가 없어 대신 차등 시험(differential test)을 했습니다: 같은 입력으로 여러 번, 다른 스트림이 "
             "SM을 다투게 하면서 실행해 결과가 매번 같은지와 행렬 밖 보호 구역(guard band)이 그대로인지 봅니다. 이 시험은 "
@@ -511,7 +540,7 @@ def differential_check(spec: ExerciseSpec, source: str, name: str, limits: Limit
                                       f"{_shape_text(case, spec)}: C 바깥에 썼습니다 (out of bounds).\n{note}", **details)
         if case.get("inputs_written"):
             return CheckResult.failed("hazards", "writes_inputs",
-                                      f"{_shape_text(case, spec)}: 입력 A나 B가 실행 뒤에 바뀌었습니다 (writes to inputs).\n"
+                                      f"{_shape_text(case, spec)}: 입력 {_inputs_text(spec)}가 실행 뒤에 바뀌었습니다 (writes to inputs).\n"
                                       f"{note}", **details)
         if case["differing_runs"]:
             return CheckResult.failed(
@@ -525,17 +554,18 @@ def differential_check(spec: ExerciseSpec, source: str, name: str, limits: Limit
 # ----------------------------------------------------------------------------- speed
 
 def speed_check(spec: ExerciseSpec, source: str, name: str, limits: Limits, reps: int = 10) -> CheckResult:
-    case = case_plans.speed_case(spec)
+    case = kinds.of(spec).speed_case(spec)
     run = run_worker(_job(spec, source, name, "speed", case=case.as_dict(), reference=spec.speed_reference, reps=reps),
                      limits.speed)
     abnormal = _abnormal("speed", run, limits.speed)
     if abnormal:
         return abnormal
     r = run.last("result")
-    details = {k: r.get(k) for k in ("M", "N", "K", "lda", "ldb", "ldc", "learner_ms", "reference_ms", "learner_min_ms",
+    details = {k: r.get(k) for k in ("M", "N", "K", "S", "lda", "ldb", "ldc", "ldp", "learner_ms", "reference_ms", "learner_min_ms",
                                      "reference_min_ms", "reps", "ratio", "rel_error", "registers", "device", "staged")}
     details.update(reference=spec.speed_reference, min_ratio=spec.min_ratio)
-    size = f"{r['M']}×{r['N']}×{r['K']} (lda={r['lda']}, ldb={r['ldb']}, ldc={r['ldc']})"
+    size = (f"{r['M']}×{r['N']}×{r['K']} (lda={r['lda']}, ldb={r['ldb']}, ldc={r['ldc']})" if "K" in r
+            else kinds.of(spec).shape_text({**r, "alpha": 1.0, "beta": 0.0}, spec))
     timing = (f"{size}에서 내 커널 {r['learner_ms']:.3f} ms, 기준 커널 {spec.speed_reference} {r['reference_ms']:.3f} ms "
               f"(같은 행렬로 번갈아 {r['reps']}번 잰 중앙값) → 기준 대비 {r['ratio']:.2f}배 속도 (목표 {spec.min_ratio:g}배 이상)")
     if r["rel_error"] is None or r["rel_error"] > 1e-5:

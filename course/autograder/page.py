@@ -57,6 +57,8 @@ def targets(s: specs.ExerciseSpec) -> list[tuple[str, str]]:
     if s.max_registers:
         sass.append(f"스레드당 레지스터 {s.max_registers}개 이하")
     tools = ", ".join(t for t, on in s.hazards.items() if on) or "없음"
+    if s.kind != "sgemm":
+        return _reduce_targets(s, sass, tools, shapes)
     plan = correctness_cases(s)
     drawn = sum(1 for c in plan if c.drawn)
     fixed = len(plan) - drawn
@@ -74,6 +76,29 @@ def targets(s: specs.ExerciseSpec) -> list[tuple[str, str]]:
         ("경쟁·메모리 검사 (hazards)", f"작은 크기에서 compute-sanitizer {tools} (없으면 반복 실행 차등 시험)"),
         ("속도 (speed)", f"{s.speed_size}³에서 기준 커널 `{s.speed_reference}`의 {s.min_ratio:g}배 이상 "
                         "(번갈아 잰 중앙값의 비)"),
+    ]
+
+
+def _reduce_targets(s: specs.ExerciseSpec, sass: list, tools: str, shapes: str) -> list[tuple[str, str]]:
+    """The targets of a split-K reduction exercise (kind splitk_reduce)."""
+    from course.autograder import kinds
+
+    plan = kinds.reduce_correctness_cases(s)
+    drawn = sum(1 for c in plan if c.drawn)
+    return [
+        ("커널", f"`{s.signature_text()}`, 행 우선(row-major), C = alpha·(P₀ + … + P_(S−1)) + beta·C, 조각 s는 "
+                 "P + s·M·ldp에서 시작; 매개변수 목록이 다르면 실행하기 전에 알려 줍니다"),
+        ("실행 구성 (launch)", s.launch_text() + " — 검사기가 이대로 실행합니다"),
+        ("크기 (shapes)", shapes),
+        ("컴파일 (compile)", "NVRTC, sm_90 — 오류는 내 코드의 줄 번호로 알려 줍니다"),
+        ("SASS 규칙 (sass)", "; ".join(sass) or "없음"),
+        ("정확성 (correctness)", f"고정된 경우 {len(plan) - drawn}가지와 실행마다 시드로 뽑는 {drawn}가지(크기, 조각 수 S, "
+                               "alpha/beta), ldp와 ldc가 다른 행 여백(작업 공간의 여백은 NaN), beta = 0이면 NaN과 ±Inf로 채운 "
+                               "C, NaN으로 채운 공유 메모리, 행렬 밖 보호 구역, 실행 뒤 P가 그대로인지; float64로 더한 "
+                               "기준값과 상대 오차 1e-05 이내. 시드는 판정에 적히고 `--seed`로 같은 검사를 다시 할 수 있습니다"),
+        ("경쟁·메모리 검사 (hazards)", f"작은 크기에서 compute-sanitizer {tools} (없으면 반복 실행 차등 시험)"),
+        ("속도 (speed)", f"{s.speed_size}×{s.speed_size} 조각 {kinds.REDUCE_SPEED_SLICES}개에서 강좌의 리덕션 커널 "
+                        f"`{s.speed_reference}`의 {s.min_ratio:g}배 이상 (번갈아 잰 중앙값의 비)"),
     ]
 
 

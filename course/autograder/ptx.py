@@ -116,18 +116,20 @@ def _pointer_types(params_text: str) -> list[str]:
     return out
 
 
-def signature_problem(entry: str, ptx: str, source: str) -> str | None:
-    """Why the entry's parameters are not (A, B, C, M, N, K, lda, ldb, ldc, alpha, beta) of the exercise."""
+def signature_problem(entry: str, ptx: str, source: str, expected: tuple = EXPECTED,
+                      wanted_text: str | None = None) -> str | None:
+    """Why the entry's parameters are not the exercise's (default: A, B, C, M, N, K, lda, ldb, ldc, alpha, beta).
+    wanted_text: the declaration as the learner should write it (default: the SGEMM one)."""
     kinds = entry_params(ptx, entry)
     if kinds is None:
         return None                        # no entry at all: the compile check says so
     written = _source_params(source, entry)
-    expected_kinds = [k for _, k in EXPECTED]
+    expected_kinds = [k for _, k in expected]
     problems = []
     if kinds != expected_kinds:
         if len(kinds) != len(expected_kinds):
             problems.append(f"매개변수가 {len(kinds)}개입니다 ({len(expected_kinds)}개여야 합니다)")
-        for i, (want, got) in enumerate(zip(EXPECTED, kinds), 1):
+        for i, (want, got) in enumerate(zip(expected, kinds), 1):
             if got != want[1]:
                 problems.append(f"{i}번째 매개변수({want[0]} 자리)가 {KIND_TEXT.get(got, got)}입니다 "
                                 f"({KIND_TEXT[want[1]]}여야 합니다)")
@@ -140,9 +142,13 @@ def signature_problem(entry: str, ptx: str, source: str) -> str | None:
         return None
     shown = f" 지금의 목록: ({written})." if written else ""
     return ("커널의 매개변수 목록(parameter list)이 실습과 다릅니다 (wrong signature): " + "; ".join(problems) + "."
-            + shown + f' 검사기는 extern "C" __global__ void {entry}(const float* A, const float* B, float* C, '
-            "int M, int N, int K, int lda, int ldb, int ldc, float alpha, float beta)로 실행하므로, 목록이 다르면 "
+            + shown + f" 검사기는 {wanted_text or _sgemm_text(entry)}로 실행하므로, 목록이 다르면 "
             "인자가 엉뚱한 자리에 들어갑니다. 이름과 순서, 타입을 그대로 맞추세요.")
+
+
+def _sgemm_text(entry: str) -> str:
+    return (f'extern "C" __global__ void {entry}(const float* A, const float* B, float* C, '
+            "int M, int N, int K, int lda, int ldb, int ldc, float alpha, float beta)")
 
 
 # ----------------------------------------------------------------------------- data flow

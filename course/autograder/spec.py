@@ -45,8 +45,8 @@ DIAGNOSIS_PRIORITY = ("compile_error", "wrong_signature", "timeout", "fault", "o
                       "wrong_values", "local_memory", "missing_instruction", "too_many_registers", "too_slow")
 
 HAZARD_TOOLS = ("memcheck", "racecheck", "synccheck")
-_TOP_KEYS = {"id", "module", "title_ko", "goal_ko", "entry", "launch", "shapes", "checks", "hints_ko",
-             "wrong_attempts"}
+_TOP_KEYS = {"id", "module", "title_ko", "goal_ko", "kind", "signature", "entry", "launch", "shapes", "checks",
+             "hints_ko", "wrong_attempts"}
 _LAUNCH_KEYS = {"block", "tile", "grid_rows_from_x", "dynamic_smem"}
 _SHAPES_KEYS = {"multiple_of", "aligned16"}
 _CHECKS_KEYS = {"sass", "correctness", "hazards", "speed"}
@@ -94,6 +94,19 @@ class ExerciseSpec:
     wrong_attempts: tuple
     folder: Path = field(compare=False)
     operand_rules: tuple = ()   # (opcode, (operand, ...)): e.g. ("LDG.E.128", ("A", "B"))
+    kind: str = "sgemm"         # course.autograder.kinds: what the kernel computes and how it is checked
+    signature: tuple = ()       # ((name, "pointer" | "int" | "float"), ...); empty: the kind's
+
+    @property
+    def parameters(self) -> tuple:
+        from course.autograder import kinds
+
+        return self.signature or kinds.get(self.kind).signature
+
+    def signature_text(self) -> str:
+        from course.autograder import kinds
+
+        return kinds.signature_text(self.parameters, self.entry)
 
     @property
     def starter(self) -> Path:
@@ -125,7 +138,7 @@ class ExerciseSpec:
 
     def to_dict(self) -> dict:
         """What the checker's subprocess needs to launch the kernel (JSON-ready)."""
-        return {"id": self.id, "entry": self.entry, "block": list(self.block), "tile": list(self.tile),
+        return {"id": self.id, "kind": self.kind, "entry": self.entry, "block": list(self.block), "tile": list(self.tile),
                 "grid_rows_from_x": self.grid_rows_from_x, "dynamic_smem": self.dynamic_smem,
                 "multiple_of": dict(self.multiple_of), "aligned16": self.aligned16}
 
@@ -274,6 +287,8 @@ def _parse(raw, folder: Path, problems: list) -> ExerciseSpec | None:
         problems.append(f"entry: C 식별자(identifier)여야 합니다 (받은 값: {entry!r})")
         entry = "kernel"
 
+    kind, signature = _kind_and_signature(raw, problems)
+
     launch = _mapping(raw.get("launch"), "launch", problems)
     _unknown("launch", launch, _LAUNCH_KEYS, problems)
     block = _pair(launch.get("block"), "launch.block", problems)
@@ -320,10 +335,11 @@ def _parse(raw, folder: Path, problems: list) -> ExerciseSpec | None:
     speed = _mapping(checks.get("speed"), "checks.speed", problems)
     _unknown("checks.speed", speed, _SPEED_KEYS, problems)
     reference = speed.get("reference")
-    from kernels import registry
+    from course.autograder import kinds
 
-    if reference not in registry.KERNELS:
-        problems.append(f"checks.speed.reference: kernels 레지스트리의 커널 이름이어야 합니다 (받은 값: {reference!r})")
+    kind_rules = kinds.get(kind)
+    if not kind_rules.reference_ok(reference):
+        problems.append(f"checks.speed.reference: {kind_rules.reference_text_ko}이어야 합니다 (받은 값: {reference!r})")
         reference = "sgemm_naive"
     size = _int(speed.get("size"), "checks.speed.size", problems, low=16, default=1024)
     min_ratio = speed.get("min_ratio")
@@ -366,4 +382,25 @@ def _parse(raw, folder: Path, problems: list) -> ExerciseSpec | None:
         grid_rows_from_x=rows_from_x, dynamic_smem=dynamic_smem, multiple_of=multiple_of, aligned16=aligned16,
         forbid=forbid, require=require, max_registers=max_registers, hazards=hazards,
         speed_reference=reference, speed_size=size, min_ratio=float(min_ratio), hints_ko=tuple(h.strip() for h in hints),
-        wrong_attempts=tuple(attempts), folder=folder, operand_rules=operand_rules)
+        wrong_attempts=tuple(attempts), folder=folder, operand_rules=operand_rules, kind=kind, signature=signature)
+
+
+def _kind_and_signature(raw: dict, problems: list) -> tuple[str, tuple]:
+    """kind (default sgemm) and the signature the yaml writes out, which must be the kind's own."""
+    from course.autograder import kinds
+
+    kind = raw.get("kind", "sgemm")
+    if kind not in kinds.KIND_NAMES:
+        problems.append(f"kind: {', '.join(kinds.KIND_NAMES)} 중 하나여야 합니다 (받은 값: {kind!r})")
+        return "sgemm", ()
+    expected = kinds.get(kind).signature
+    if "signature" not in raw:
+        return kind, expected
+    signature = kinds.parse_signature(raw.get("signature"))
+    if signature is None:
+        problems.append('signature: "const float* P", "int M"처럼 "타입 이름" 문자열의 목록이어야 합니다')
+        return kind, expected
+    if signature != expected:
+        want = ", ".join(f"{n}:{k}" for n, k in expected)
+        problems.append(f"signature: 종류 {kind}의 매개변수 목록({want})과 다릅니다")
+    return kind, expected

@@ -104,9 +104,7 @@ def _entry_problem(spec: ExerciseSpec, functions: list[str]) -> str | None:
         return (f"커널 이름이 C++ 방식으로 바뀌었습니다(name mangling: {spec.entry} → {mangled[0]}). "
                 f'선언 앞에 extern "C"를 붙이세요: extern "C" __global__ void {spec.entry}(...)')
     listed = ", ".join(functions) if functions else "없음"
-    return (f'진입점(entry)이 없습니다. 이 실습은 extern "C" __global__ void {spec.entry}'
-            f"(const float* A, const float* B, float* C, int M, int N, int K, int lda, int ldb, int ldc, "
-            f"float alpha, float beta)를 찾습니다. 소스에 있는 커널: {listed}")
+    return f"진입점(entry)이 없습니다. 이 실습은 {spec.signature_text()}를 찾습니다. 소스에 있는 커널: {listed}"
 
 
 def compile_check(spec: ExerciseSpec, source: str, name: str, line_offset: int = 0,
@@ -129,7 +127,8 @@ def compile_check(spec: ExerciseSpec, source: str, name: str, line_offset: int =
     if problem:
         return CheckResult.failed("compile", "compile_error", problem, functions=cubin_functions(cubin)), None
     ptx_text = ptx.compile_for_checks(source, name)
-    signature = ptx.signature_problem(spec.entry, ptx_text, source) if ptx_text else None
+    signature = (ptx.signature_problem(spec.entry, ptx_text, source, spec.parameters, spec.signature_text())
+                 if ptx_text else None)
     if signature:
         return CheckResult.failed("compile", "wrong_signature", signature,
                                   params=ptx.entry_params(ptx_text, spec.entry)), None

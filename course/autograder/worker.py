@@ -286,7 +286,10 @@ class CaseRun:
 
 def run_case(kernel: LearnerKernel, junk, case: dict, ab_fill: float, c_start: str, tile_rows: int,
              nan_junk: bool = True) -> CaseRun:
-    """One launch. c_start: "nan" / "inf" (beta = 0 poison), "random" (finite, for the re-runs) or "c0"."""
+    """One launch. c_start: "nan" / "inf" (beta = 0 poison), "random" (finite, for the re-runs) or "c0".
+    A kernel of another exercise kind (course.autograder.reduce_worker) lays out its own operands: launch_case."""
+    if hasattr(kernel, "launch_case"):
+        return kernel.launch_case(junk, case, ab_fill, c_start, tile_rows, nan_junk)
     import cupy
 
     spec = kernel.spec
@@ -350,8 +353,8 @@ def _explain_failure(kernel, junk, case: dict, poison: str, tile_rows: int, firs
     zeroed = run_case(kernel, junk, case, 0.0, poison, tile_rows, nan_junk=False)
     if _right(zeroed):
         return "uninitialized_shared", {}         # NaN from shared memory nobody wrote: zeros there, right
-    if _right(run_case(kernel, junk, {**case, "pad_a": 0, "pad_b": 0, "pad_c": 0}, 0.0, poison, tile_rows,
-                       nan_junk=False)):
+    tight = {**case, **{key: 0 for key in case if key.startswith("pad_")}}
+    if _right(run_case(kernel, junk, tight, 0.0, poison, tile_rows, nan_junk=False)):
         return "wrong_values", {"tight_ok": True}  # right when rows are tight: a leading dimension mixed up
     if case["beta"] == 0.0 and not bool(cupy.isfinite(zeroed.C).all()):
         finite = run_case(kernel, junk, case, 0.0, "random", tile_rows, nan_junk=False)
@@ -366,6 +369,22 @@ def _explain_failure(kernel, junk, case: dict, poison: str, tile_rows: int, firs
             return "reads_c", extra
         return "wrong_values", extra
     return "wrong_values", {}
+
+
+RERUNS = 3                    # identical re-runs of a failing case before its cause is looked for
+
+
+def _varies(kernel, junk, case: dict, poison: str, tile_rows: int, first: "CaseRun") -> int:
+    """How many of RERUNS identical launches gave other bits than the first (NaN == NaN). A result that changes
+    between identical runs is a race; the re-runs that tell other causes apart could be fooled by a lucky run."""
+    import cupy
+
+    differing = 0
+    for _ in range(RERUNS):
+        again = run_case(kernel, junk, case, np.nan, poison, tile_rows)
+        same = (again.C == first.C) | (cupy.isnan(again.C) & cupy.isnan(first.C))
+        differing += not bool(same.all())
+    return differing
 
 
 def _judge_with(kernel, junk, case: dict, poison: str, tile_rows: int) -> dict:
@@ -385,8 +404,12 @@ def _judge_with(kernel, junk, case: dict, poison: str, tile_rows: int) -> dict:
     elif any(first.inputs_written.values()):
         out["outcome"] = "writes_inputs"
     elif non_finite or not err <= TOLERANCE:
-        out["outcome"], extra = _explain_failure(kernel, junk, case, poison, tile_rows, first)
-        out.update(extra)
+        varies = _varies(kernel, junk, case, poison, tile_rows, first)
+        if varies:
+            out["outcome"], out["differing_reruns"] = "nondeterministic", varies
+        else:
+            out["outcome"], extra = _explain_failure(kernel, junk, case, poison, tile_rows, first)
+            out.update(extra)
     if out["outcome"] != "ok":
         out["first_wrong"], out["wrong_count"] = _first_wrong(first.C, first.ref, limit_abs)
         out["where"] = _wrong_rows_cols(first.C, first.ref, limit_abs)
@@ -401,6 +424,13 @@ def judge_case(kernel: LearnerKernel, junk, case: dict, tile_rows: int) -> dict:
         if out["outcome"] != "ok":
             return out
     return out
+
+
+def case_label(case: dict) -> str:
+    """"M×N×K" of an SGEMM case, "M=…, N=…, S=…" of a reduction's."""
+    if "K" in case:
+        return f"{case['M']}×{case['N']}×{case['K']}"
+    return f"M={case['M']}, N={case['N']}, S={case['S']}"
 
 
 def correctness(job: dict, kernel: LearnerKernel) -> dict:
@@ -444,7 +474,7 @@ def differential(job: dict, kernel: LearnerKernel, repeats: int = 16) -> dict:
     junk = kernel.junk
     out = []
     for case in job["cases"]:
-        emit("stage", what=f"반복 실행 {case['M']}×{case['N']}×{case['K']}")
+        emit("stage", what=f"반복 실행 {case_label(case)}")
         first, distinct, canary, written = None, 0, (0, 0), 0
         for r in range(repeats):
             if r % 2:   # perturb the schedule: another stream competes for the SMs
@@ -566,7 +596,13 @@ def main(argv=None) -> int:
         _limit_printf()
         if job["mode"] == "sanitize":
             cupy.cuda.set_allocator(None)        # every array its own cudaMalloc: memcheck sees exact sizes
-        kernel = LearnerKernel(job)
+        kind = job["spec"].get("kind", "sgemm")
+        if kind == "sgemm":
+            kernel, modes = LearnerKernel(job), MODES
+        else:
+            from course.autograder import reduce_worker
+
+            kernel, modes = reduce_worker.ReduceKernel(job), reduce_worker.MODES
         if job["mode"] in ("correctness", "differential"):
             # The fill kernel is compiled and probed before "ready": it is the checker's time, not the kernel's.
             kernel.junk = make_junk()
@@ -574,7 +610,7 @@ def main(argv=None) -> int:
             kernel.prefer_shared()
             warm_up(kernel)
         emit("ready")
-        result = MODES[job["mode"]](job, kernel)
+        result = modes[job["mode"]](job, kernel)
     except Exception as exc:   # CUDA errors: the kernel faulted or could not launch
         name = type(exc).__name__
         if "CUDA" in name or "cuda" in type(exc).__module__:

@@ -1,0 +1,140 @@
+"""The worker's GPU side for the "splitk_reduce" kind (course.autograder.kinds): a learner's split-K reduction.
+
+The kernel is launched as kernels/sgemm_shape_aware.cu's shape_aware_reduce is, with the exercise's block and
+a grid over C (course.autograder.worker.LearnerKernel.grid):
+
+    entry(const float* P, float* C, int M, int N, int ldp, int ldc, int S, float alpha, float beta)
+    C[r][c] = alpha * (P_0[r][c] + ... + P_{S-1}[r][c]) + beta * C[r][c],   P_s[r][c] = P[s*M*ldp + r*ldp + c]
+
+What each mode sees is the SGEMM worker's, on these operands: the workspace P sits in a buffer whose guard
+bands and row padding (columns N..ldp-1, which the GEMM never writes) hold NaN, so a read outside the slabs'
+M x N elements shows up; C sits among finite canaries, so a write outside shows up; P is compared bit for bit
+after the run (an input); C is poisoned with NaN and then +-Inf when beta = 0; shared memory is filled with NaN.
+The reference is computed on the GPU in float64, slab by slab.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from course.autograder import worker
+from course.autograder.worker import CANARY, CaseRun, Operand, _error, _random, _start_values, emit
+
+
+def strides(case: dict) -> tuple[int, int]:
+    from course.autograder.kinds import reduce_strides
+
+    return reduce_strides(case)
+
+
+class ReduceKernel(worker.LearnerKernel):
+    """A learner's reduction: the SGEMM kernel's compile and grid, its own arguments and cases."""
+
+    def launch_reduce(self, P, C, M: int, N: int, ldp: int, ldc: int, S: int, alpha: float, beta: float,
+                      stream=None) -> None:
+        bx, by = self.spec["block"]
+        args = (P, C, np.int32(M), np.int32(N), np.int32(ldp), np.int32(ldc), np.int32(S), np.float32(alpha),
+                np.float32(beta))
+        self.kernel(self.grid(M, N), (bx, by, 1), args, shared_mem=self.spec["dynamic_smem"], stream=stream)
+
+    def launch_case(self, junk, case: dict, fill: float, c_start: str, tile_rows: int, nan_junk: bool = True) -> CaseRun:
+        """One launch on one case (what worker.run_case does for SGEMM): P among NaN guard bands and padding,
+        C among canaries, the reference in float64."""
+        import cupy
+
+        M, N, S, seed = case["M"], case["N"], case["S"], case["data_seed"]
+        ldp, ldc = strides(case)
+        slabs = _random((S * M, N), seed)          # slab s = rows s*M .. s*M + M - 1
+        c0 = _random((M, N), seed + 2)
+        P = Operand(slabs, ldp, fill, max(tile_rows, 128))
+        start = c0 if c_start == "c0" else _start_values(c_start, M, N, seed)
+        C = Operand(start, ldc, CANARY, max(tile_rows, 128))
+        junk.fill(nan_junk)
+        self.launch_reduce(P.matrix, C.matrix, M, N, ldp, ldc, S, case["alpha"], case["beta"])
+        cupy.cuda.get_current_stream().synchronize()
+        ref = reference(slabs, c0, M, S, case["alpha"], case["beta"])
+        return CaseRun(C.matrix.copy(), ref, start, C.outside_changed(), P.outside_changed(),
+                       {"P": P.body_changed(slabs)})
+
+
+def reference(slabs, c0, M: int, S: int, alpha: float, beta: float):
+    """alpha * (sum of the slabs) + beta * C0 in float64, rounded to float32 (beta = 0: C0 is not used)."""
+    import cupy
+
+    total = cupy.zeros((M, slabs.shape[1]), dtype=cupy.float64)
+    for s in range(S):
+        total += slabs[s * M:(s + 1) * M].astype(cupy.float64)
+    out = alpha * total
+    if beta != 0.0:
+        out += beta * c0.astype(cupy.float64)
+    return out.astype(cupy.float32)
+
+
+def correctness(job: dict, kernel: ReduceKernel) -> dict:
+    tile_rows = max(job["spec"]["tile"])
+    results = []
+    for i, case in enumerate(job["cases"]):
+        emit("stage", what=f"정확성 M={case['M']}, N={case['N']}, S={case['S']} (alpha={case['alpha']:g}, "
+                           f"beta={case['beta']:g})", index=i)
+        results.append(worker.judge_case(kernel, kernel.junk, case, tile_rows))
+        emit("case", index=i, outcome=results[-1]["outcome"])
+    return {"cases": results, "registers": kernel.registers, "shared_junk_seen": kernel.junk_seen,
+            "shared_junk_bytes": kernel.junk.bytes}
+
+
+def sanitize(job: dict, kernel: ReduceKernel) -> dict:
+    """Exact-size buffers: the last slab's last row ends at its last element, as does C's."""
+    import cupy
+
+    rng = np.random.default_rng(7)
+    for case in job["cases"]:
+        M, N, S = case["M"], case["N"], case["S"]
+        ldp, ldc = strides(case)
+        emit("stage", what=f"{job.get('tool', 'sanitizer')} M={M}, N={N}, S={S}")
+        P = cupy.asarray(rng.uniform(-1, 1, (S * M - 1) * ldp + N).astype(np.float32))
+        C = cupy.asarray(rng.uniform(-1, 1, (M - 1) * ldc + N).astype(np.float32))
+        kernel.launch_reduce(P, C, M, N, ldp, ldc, S, case["alpha"], case["beta"])
+        cupy.cuda.runtime.deviceSynchronize()
+    return {"cases": len(job["cases"])}
+
+
+def speed(job: dict, kernel: ReduceKernel) -> dict:
+    """The learner's reduction and the course's (kinds.REDUCE_REFERENCES) on the same workspace, in alternation."""
+    import cupy
+
+    from course.autograder.kinds import REDUCE_REFERENCES
+    from kernels import bench, compiler
+
+    case = job["case"]
+    M, N, S = case["M"], case["N"], case["S"]
+    ldp, ldc = strides(case)
+    emit("stage", what=f"속도 M={M}, N={N}, S={S}")
+    file, entry, threads = REDUCE_REFERENCES[job["reference"]]
+    ref_kernel = compiler.get_variant(file, entry, {}, 0, threads=threads)
+    P = cupy.full((S * M, ldp), cupy.nan, dtype=cupy.float32)
+    P[:, :N] = _random((S * M, N), 11)
+    C, C_ref = (cupy.zeros((M, ldc), dtype=cupy.float32) for _ in range(2))
+    groups = M * ldp // 4
+
+    def learner():
+        kernel.launch_reduce(P, C, M, N, ldp, ldc, S, 1.0, 0.0)
+
+    def course():
+        ref_kernel((-(-groups // threads),), (threads,), (P, C_ref, np.int32(M), np.int32(N), np.int32(ldp),
+                                                         np.int32(ldc), np.int32(S), np.float32(1.0), np.float32(0.0)))
+
+    C.fill(cupy.nan)
+    learner()
+    course()
+    cupy.cuda.get_current_stream().synchronize()
+    err, _ = _error(C[:, :N], C_ref[:, :N])
+    t_learner, t_reference = bench.interleaved_timings(learner, course, warmup=job.get("warmup", 2),
+                                                       reps=job.get("reps", 10))
+    moved = (S + 1) * M * N * 4            # every slab read once, C written once (beta = 0)
+    return {"M": M, "N": N, "S": S, "pad_p": case["pad_p"], "pad_c": case["pad_c"], "ldp": ldp, "ldc": ldc,
+            "learner_ms": t_learner.median_ms, "reference_ms": t_reference.median_ms,
+            "learner_min_ms": t_learner.min_ms, "reference_min_ms": t_reference.min_ms, "reps": t_learner.reps,
+            "ratio": t_reference.median_ms / t_learner.median_ms, "rel_error": err if np.isfinite(err) else None,
+            "learner_gbs": moved / (t_learner.median_ms * 1e6), "registers": kernel.registers, "staged": []}
+
+
+MODES = {"correctness": correctness, "sanitize": sanitize, "differential": worker.differential, "speed": speed}

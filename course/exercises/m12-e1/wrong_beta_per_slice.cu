@@ -1,0 +1,34 @@
+// Exercise m12-e1, known-wrong attempt.
+// expected-diagnosis: wrong_values
+// Each slab is treated as if it were a whole GEMM with its own epilogue, C = alpha * P_s + beta * C,
+// so beta multiplies the running result once per slab: the old C is scaled by beta^S and the early
+// slabs by powers of beta too. With beta = 0 only the last slab survives. (The lower half does it all.)
+
+#define COLS 16
+#define ROWS 8
+
+extern "C" __global__ void my_reduce(const float* __restrict__ P, float* __restrict__ C, int M, int N,
+                                     int ldp, int ldc, int S, float alpha, float beta)
+{
+    __shared__ float odd_sum[ROWS][COLS];
+
+    const int tx = threadIdx.x, half = threadIdx.y / ROWS, r = threadIdx.y % ROWS;
+    const int row = blockIdx.y * ROWS + r, col = blockIdx.x * COLS + tx;
+    const bool inside = row < M && col < N;
+    const size_t slab = (size_t)M * ldp;
+
+    // Each half adds its slabs in increasing order: a fixed order, so the result is the same on every run.
+    float part = 0.0f;
+    if (inside && half == 0) {
+        part = beta != 0.0f ? C[(size_t)row * ldc + col] : 0.0f;
+        for (int s = 0; s < S; ++s) part = alpha * P[s * slab + (size_t)row * ldp + col] + beta * part;
+    }
+
+    if (half == 1) odd_sum[r][tx] = part;
+    __syncthreads();                       // every thread gets here: no early return above
+    if (half == 1 || !inside) return;
+
+    // alpha and beta exactly once, after the whole sum; beta = 0 never reads C (it may hold NaN).
+    float* c = C + (size_t)row * ldc + col;
+    *c = part;
+}

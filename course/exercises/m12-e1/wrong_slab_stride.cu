@@ -1,0 +1,34 @@
+// Exercise m12-e1, known-wrong attempt.
+// expected-diagnosis: out_of_bounds
+// Slab s is taken to start at P + s * M * N, as if the workspace rows were N floats long. They are ldp
+// long (N rounded up to 4, plus padding), so every slab after the first is read from the wrong place, and
+// some of those places are the padding between workspace rows (columns N .. ldp-1, outside every slab's
+// M x N elements): an out-of-bounds read. Right only when ldp == N.
+
+#define COLS 16
+#define ROWS 8
+
+extern "C" __global__ void my_reduce(const float* __restrict__ P, float* __restrict__ C, int M, int N,
+                                     int ldp, int ldc, int S, float alpha, float beta)
+{
+    __shared__ float odd_sum[ROWS][COLS];
+
+    const int tx = threadIdx.x, half = threadIdx.y / ROWS, r = threadIdx.y % ROWS;
+    const int row = blockIdx.y * ROWS + r, col = blockIdx.x * COLS + tx;
+    const bool inside = row < M && col < N;
+    const size_t slab = (size_t)M * N;
+
+    // Each half adds its slabs in increasing order: a fixed order, so the result is the same on every run.
+    float part = 0.0f;
+    if (inside)
+        for (int s = half; s < S; s += 2) part += P[s * slab + (size_t)row * ldp + col];
+
+    if (half == 1) odd_sum[r][tx] = part;
+    __syncthreads();                       // every thread gets here: no early return above
+    if (half == 1 || !inside) return;
+
+    // alpha and beta exactly once, after the whole sum; beta = 0 never reads C (it may hold NaN).
+    float* c = C + (size_t)row * ldc + col;
+    const float total = part + odd_sum[r][tx];
+    *c = beta != 0.0f ? alpha * total + beta * *c : alpha * total;
+}

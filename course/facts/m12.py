@@ -1,0 +1,351 @@
+"""Facts of module 12 (m12_shape_aware.md): Level 7, one SGEMM for every shape, against cuBLAS on the shape zoo.
+
+Numbers come from book/data: shapes.json (every level and cuBLAS in alternation on the twelve zoo shapes, with
+the dispatcher's choice per shape), level7_tuning.json (every tile and split the dispatcher may take, each timed
+beside cuBLAS, the GEMM and the reduction also alone; the cost model's fit), and, once recorded on a GPU,
+cublas_kernels.json (the kernels cuBLAS launches per zoo shape, from Nsight Compute) and level7_profiles.json
+(Level 7 and cuBLAS's kernel profiled where Level 7 loses). The model's arithmetic (blocks, waves, fill) is
+kernels/level7_model.py through sims.shape_waves: pure Python, nothing compiled, no GPU.
+
+Every directional sentence of the chapter and every number its quiz bank (course/banks/m12.yaml) quotes is a
+claim declared next to the values it is about ("본문: ...", "퀴즈 ...").
+"""
+from __future__ import annotations
+
+import json
+import math
+
+from course.facts import Facts, quiz_text
+from kernels import level7_model as model
+from kernels.devices import profile as device_profile
+from kernels.record import DATA_DIR, REPO_ROOT
+from sims import shape_waves
+
+f = Facts("m12")
+
+LEVEL6_KERNEL, LEVEL5_KERNEL, LEVEL7_KERNEL, CUBLAS = "sgemm_warp_tiling", "sgemm_async_copy_vec", "sgemm_shape_aware", "cublas"
+# Short fact names of the zoo shapes, in the zoo's order (kernels/level7_model.py ZOO).
+SHAPE_KEY = {(1024, 1024, 1024): "s1024", (2048, 2048, 2048): "s2048", (4096, 4096, 4096): "s4096",
+             (8192, 8192, 8192): "s8192", (4096, 11008, 4096): "llm_n", (4096, 4096, 11008): "llm_k",
+             (8192, 8192, 1024): "shortk", (1024, 1024, 16384): "longk", (513, 8192, 8192): "m513",
+             (128, 4096, 4096): "m128", (4095, 4097, 4099): "odd", (3000, 5000, 2000): "plain"}
+H100 = device_profile("H100")
+
+
+def _load(name: str) -> dict | None:
+    path = DATA_DIR / name
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
+def shape_label(M: int, N: int, K: int) -> str:
+    return shape_waves.shape_text(M, N, K)
+
+
+# ============================================================================ shapes.json: the zoo
+shapes_record = _load("shapes.json")
+ZOO = [tuple(s) for s in shapes_record["zoo"]]
+row_of = {(r["kernel"], r["M"], r["N"], r["K"]): r for r in shapes_record["rows"]}
+summary = shapes_record["summary"]
+ratio = {s: summary["level7_over_cublas"]["x".join(map(str, s))] for s in ZOO}
+SM_COUNT = shapes_record["sm_count"]
+f.set("z_device", shapes_record["device"])
+f.set("z_date", str(shapes_record["date"])[:10])
+f.set("z_commit", str(shapes_record["git_commit"])[:7])
+f.set("sm_count", SM_COUNT, "d")
+for shape, key in SHAPE_KEY.items():
+    f.set(f"r_{key}", ratio[shape], ".3f")
+    f.set(f"l6_{key}", row_of[(LEVEL6_KERNEL, *shape)]["pct_cublas"] / 100, ".2f")
+    choice = row_of[(LEVEL7_KERNEL, *shape)]["choice"]
+    f.set(f"ch_{key}", f"{choice['tile']} × split {choice['split']}")
+geomean = summary["geometric_mean"]
+f.set("geomean", geomean, ".3f")
+f.set("worst", summary["worst"], ".3f")
+f.set("goal_every", summary["goals"]["every_shape_at_least"], ".2f")
+f.set("goal_geo", summary["goals"]["geometric_mean_at_least"], ".2f")
+below_one = sorted((s for s in ZOO if ratio[s] < 1.0), key=lambda s: ratio[s])
+f.set("n_below_one", len(below_one), "d")
+f.set("n_zoo", len(ZOO), "d")
+squares_below = [s for s in model.SQUARES if ratio[s] < 1.0]
+f.set("squares_below", ", ".join(shape_label(*s) for s in squares_below))
+l6_worst_shape = min(ZOO, key=lambda s: row_of[(LEVEL6_KERNEL, *s)]["pct_cublas"])
+f.set("l6_worst_shape", shape_label(*l6_worst_shape))
+f.set("l6_worst", row_of[(LEVEL6_KERNEL, *l6_worst_shape)]["pct_cublas"] / 100, ".2f")
+
+
+@f.claims
+def zoo_goals(check):
+    check(all(ratio[s] >= summary["goals"]["every_shape_at_least"] for s in ZOO),
+          "본문: 모든 모양에서 Level 7은 cuBLAS의 0.90 이상")
+    check(geomean >= summary["goals"]["geometric_mean_at_least"], "본문: 기하 평균이 1.00 이상")
+    check(set(below_one) == {(2048, 2048, 2048), (4095, 4097, 4099), (4096, 4096, 4096), (1024, 1024, 16384)},
+          "본문: 1보다 작은 모양은 2048³, 4095×4097×4099, 4096³, 1024×1024×16384 넷")
+    check(below_one[:2] == [(2048, 2048, 2048), (4095, 4097, 4099)], "본문: 가장 크게 지는 두 모양은 2048³과 4095×4097×4099")
+    check(l6_worst_shape == (128, 4096, 4096), "본문: Level 6이 가장 크게 지는 모양은 128×4096×4096")
+    check(ratio[(128, 4096, 4096)] >= 1.0 and ratio[(1024, 1024, 1024)] > 1.1,
+          "본문: 128×4096×4096에서 cuBLAS와 같거나 빠르고, 1024³에서는 10% 넘게 빠르다")
+
+
+# ============================================================================ waves and SM fill (the model)
+M128 = (128, 4096, 4096)
+big = shape_waves.plan(*M128, tile="128x256", split=1)
+mid = shape_waves.plan(*M128, tile="128x128", split=1)
+chosen_m128 = shape_waves.plan(*M128)
+f.set("m128_big_blocks", big.blocks, "d")
+f.set("m128_mid_blocks", mid.blocks, "d")
+f.set("m128_big_busy", 100 * big.blocks / SM_COUNT, ".0f")
+f.set("m128_big_idle", SM_COUNT - big.blocks, "d")
+s1024_big = shape_waves.plan(1024, 1024, 1024, tile="128x256", split=1)
+f.set("s1024_big_blocks", s1024_big.blocks, "d")
+f.set("m128_mid_busy", 100 * mid.blocks / SM_COUNT, ".0f")
+f.set("m128_choice_blocks", chosen_m128.blocks, "d")
+f.set("m128_choice_slots", chosen_m128.slots, "d")
+f.set("m128_choice_fill", 100 * chosen_m128.wave_fill, ".0f")
+f.set("m128_choice", f"{chosen_m128.candidate.tile.name} × split {chosen_m128.split}")
+f.set("m128_split", chosen_m128.split, "d")
+small = shape_waves.plan(*M128, tile="64x128", split=1)
+f.set("m128_small_blocks", small.blocks, "d")
+f.set("m128_kslice", chosen_m128.k_per_split, "d")
+S2048 = (2048, 2048, 2048)
+p2048 = shape_waves.plan(*S2048)
+f.set("s2048_blocks", p2048.blocks, "d")
+f.set("s2048_idle", SM_COUNT - p2048.blocks, "d")
+M513 = (513, 8192, 8192)
+p513_big = shape_waves.plan(*M513, tile="128x256", split=1)
+f.set("m513_big_blocks", p513_big.blocks, "d")
+f.set("m513_big_waves", p513_big.waves, "d")
+f.set("m513_big_last", p513_big.blocks - (p513_big.waves - 1) * SM_COUNT, "d")
+
+
+@f.claims
+def waves_sentences(check):
+    check(big.blocks == 16 and mid.blocks == 32, "본문: 128×4096×4096은 큰 타일로 16개, 128×128로 32개")
+    check(chosen_m128.candidate.tile.name == "64x128" and small.blocks < small.slots / 2,
+          "본문: 64×128 타일도 split 없이는 자리의 대부분이 빈다; 모델은 64×128에 split을 고른다")
+    check(chosen_m128.waves == 1 and chosen_m128.split > 1, "본문: 128×4096×4096의 선택은 split이 있고 웨이브 하나")
+    check(p2048.blocks < SM_COUNT and p2048.waves == 1, "본문: 2048³은 SM 수보다 적은 블록 한 웨이브")
+    check(p513_big.waves == 2 and p513_big.blocks - SM_COUNT < SM_COUNT // 2,
+          "본문: 513×8192×8192를 큰 타일로 자르면 둘째 웨이브가 반도 차지 않는다")
+
+
+# ============================================================================ level7_tuning.json: every option measured
+tuning = _load("level7_tuning.json")
+tuning_rows = tuning["rows"]
+
+
+def tuning_row(shape, tile: str, split: int) -> dict:
+    return next(r for r in tuning_rows if (r["M"], r["N"], r["K"]) == tuple(shape) and r["tile"] == tile
+                and r["split"] == split)
+
+
+def tuning_options(shape) -> list[dict]:
+    return [r for r in tuning_rows if (r["M"], r["N"], r["K"]) == tuple(shape)]
+
+
+t_m128_big = tuning_row(M128, "128x256", 1)
+t_m128_pick = tuning_row(M128, chosen_m128.candidate.tile.name, chosen_m128.split)
+f.set("t_m128_big_pc", t_m128_big["pct_cublas"], ".0f")
+f.set("t_m128_pick_pc", t_m128_pick["pct_cublas"], ".0f")
+f.set("t_m128_big_ms", t_m128_big["median_ms"], ".3f")
+f.set("t_m128_pick_ms", t_m128_pick["median_ms"], ".3f")
+f.set("t_m128_speedup", t_m128_big["median_ms"] / t_m128_pick["median_ms"], ".1f")
+f.set("t_m128_reduce_us", 1000 * t_m128_pick["reduce_ms"], ".1f")
+f.set("t_m128_reduce_share", 100 * t_m128_pick["reduce_ms"] / t_m128_pick["median_ms"], ".0f")
+workspace_mb = model.workspace_traffic(128, 4096, chosen_m128.split) / 1e6
+f.set("m128_ws_mb", workspace_mb, ".1f")
+f.set("m128_ab_mb", (128 * 4096 + 4096 * 4096) * 4 / 1e6, ".1f")
+LONGK = (1024, 1024, 16384)
+t_longk_one = tuning_row(LONGK, "128x256", 1)
+t_longk_eight = tuning_row(LONGK, "128x256", 8)
+f.set("t_longk_one_pc", t_longk_one["pct_cublas"], ".0f")
+f.set("t_longk_eight_pc", t_longk_eight["pct_cublas"], ".0f")
+f.set("t_longk_one_blocks", t_longk_one["blocks"], "d")
+t_2048_options = tuning_options(S2048)
+t_2048_split = [r for r in t_2048_options if r["split"] > 1]
+t_2048_fastest = min(t_2048_options, key=lambda r: r["median_ms"])
+t_2048_best_split = min(t_2048_split, key=lambda r: r["median_ms"])
+f.set("t_2048_best_split_ms", t_2048_best_split["median_ms"], ".3f")
+f.set("t_2048_best_split", f"{t_2048_best_split['tile']} × split {t_2048_best_split['split']}")
+f.set("t_2048_fastest_ms", t_2048_fastest["median_ms"], ".3f")
+f.set("t_2048_fastest", f"{t_2048_fastest['tile']} × split {t_2048_fastest['split']}")
+f.set("t_2048_one_ms", tuning_row(S2048, "128x256", 1)["median_ms"], ".3f")
+fit = tuning["fit"]
+f.set("fit_median_err", 100 * fit["median_abs_error"], ".1f")
+f.set("fit_max_err", 100 * fit["max_abs_error"], ".0f")
+f.set("fit_rows", fit["rows_fitted"], "d")
+regret = {tuple((c["M"], c["N"], c["K"])): c["regret"] for c in tuning["choices"]}
+worst_regret_shape = max(regret, key=regret.get)
+f.set("worst_regret", 100 * (regret[worst_regret_shape] - 1), ".1f")
+f.set("worst_regret_shape", shape_label(*worst_regret_shape))
+f.set("t_date", str(tuning["date"])[:10])
+
+
+@f.claims
+def split_sentences(check):
+    check(t_m128_pick["median_ms"] < t_m128_big["median_ms"] / 4, "본문: 128×4096×4096에서 split이 4배 넘게 빠르다")
+    check(t_m128_pick["reduce_ms"] < 0.2 * t_m128_pick["median_ms"], "본문: 리덕션은 전체의 5분의 1보다 작다")
+    check(workspace_mb < (128 * 4096 + 4096 * 4096) * 4 / 1e6, "본문: 부분합 교통은 A와 B를 읽는 양보다 작다")
+    check(t_longk_eight["pct_cublas"] > 3 * t_longk_one["pct_cublas"], "본문: 긴 K에서 split 8이 split 1의 세 배가 넘는다")
+    check(t_2048_fastest["split"] == 1 and t_2048_best_split["median_ms"] > t_2048_fastest["median_ms"],
+          "본문: 2048³에서 가장 빠른 조합은 split 1이고, split은 모두 그보다 느리다")
+    check(t_2048_fastest["median_ms"] < tuning_row(S2048, "128x256", 1)["median_ms"],
+          "본문: 2048³에서 가장 빠른 조합은 디스패처의 128x256이 아니다")
+    check(all(r["reduce_ms"] > 0 for r in t_2048_split), "본문: 2048³에서 split은 리덕션 시간을 더한다")
+    check(regret[worst_regret_shape] < 1.05, "본문: 모델의 선택은 가장 빠른 측정과 5% 안")
+
+
+# ============================================================================ the edges: 4095 x 4097 x 4099
+ODD = (4095, 4097, 4099)
+f.set("odd_l6_staged", ", ".join(row_of[(LEVEL6_KERNEL, *ODD)]["staged"]))
+f.set("odd_l6", row_of[(LEVEL6_KERNEL, *ODD)]["pct_cublas"] / 100, ".3f")
+f.set("odd_l5", row_of[(LEVEL5_KERNEL, *ODD)]["pct_cublas"] / 100, ".3f")
+f.set("odd_l5_staged", ", ".join(row_of[(LEVEL5_KERNEL, *ODD)]["staged"]))
+p_odd = shape_waves.plan(*ODD)
+f.set("odd_tile_fill", math.floor(100 * p_odd.tile_fill), "d")
+
+
+@f.claims
+def edge_sentences(check):
+    check(row_of[(LEVEL7_KERNEL, *ODD)]["staged"] == [], "본문: Level 7은 4095×4097×4099에서 아무것도 옮기지 않는다")
+    check(row_of[(LEVEL6_KERNEL, *ODD)]["staged"] == ["B", "C"], "본문: Level 6은 B와 C를 옮긴다")
+    check(row_of[(LEVEL5_KERNEL, *ODD)]["pct_cublas"] / 100 >= ratio[ODD],
+          "본문: 옮기는 Level 5가 이 모양에서 Level 7보다 느리지 않다")
+    check(ratio[ODD] > row_of[(LEVEL6_KERNEL, *ODD)]["pct_cublas"] / 100, "본문: Level 7은 Level 6보다 빠르다")
+
+
+# ============================================================================ the stretch goal at 8192^3
+S8192 = (8192, 8192, 8192)
+l7_8192 = row_of[(LEVEL7_KERNEL, *S8192)]
+cb_8192 = row_of[(CUBLAS, *S8192)]
+stretch = summary["goals"]["stretch_gflops_8192"]
+f.set("peak_tf", shapes_record["peak_gflops"] / 1000, ".1f")
+f.set("stretch_tf", stretch / 1000, ".1f")
+f.set("stretch_share", 100 * stretch / shapes_record["peak_gflops"], ".0f")
+f.set("l7_8192_tf", l7_8192["gflops"] / 1000, ".1f")
+f.set("l7_8192_peak", l7_8192["pct_peak"], ".1f")
+f.set("cb_8192_tf", cb_8192["gflops"] / 1000, ".1f")
+f.set("stretch_gap_tf", (stretch - l7_8192["gflops"]) / 1000, ".1f")
+f.set("stretch_gap_pct", 100 * (stretch / l7_8192["gflops"] - 1), ".0f")
+
+
+@f.claims
+def stretch_sentences(check):
+    check(not summary["met"]["stretch_8192"] and l7_8192["gflops"] < stretch, "본문: 도전 목표에는 못 미친다")
+    check(cb_8192["gflops"] < stretch, "본문: cuBLAS도 도전 목표 아래")
+    check(not summary["met"]["squares"], "본문: 정사각 넷 모두 1.00 이상이라는 목표는 못 이뤘다")
+
+
+# ============================================================================ cuBLAS's kernels (Nsight Compute) and the profiles
+cublas_kernels = _load("cublas_kernels.json")
+level7_profiles = _load("level7_profiles.json")
+cb_kernels = {(s["M"], s["N"], s["K"]): s["kernels"] for s in cublas_kernels["shapes"]}
+cb_gemm = {shape: kernels[0] for shape, kernels in cb_kernels.items()}
+
+
+def _family(kernel: dict) -> str:
+    return "simt" if "simt" in kernel["function"] else "xmma"
+
+
+cb_split_shapes = [s for s in ZOO if len(cb_kernels[s]) > 1]
+l7_split_shapes = [s for s in ZOO if row_of[(LEVEL7_KERNEL, *s)]["choice"]["split"] > 1]
+f.set("cb_date", str(cublas_kernels["date"])[:10])
+f.set("cb_n_functions", len({k["function"] for k in cb_gemm.values()}), "d")
+f.set("cb_n_xmma", sum(_family(k) == "xmma" for k in cb_gemm.values()), "d")
+f.set("cb_n_simt", sum(_family(k) == "simt" for k in cb_gemm.values()), "d")
+f.set("cb_split_shapes", ", ".join(shape_label(*s) for s in cb_split_shapes))
+f.set("l7_split_shapes", ", ".join(shape_label(*s) for s in l7_split_shapes))
+f.set("cb_1024_tile", cb_gemm[(1024, 1024, 1024)]["reads_as"]["tile"])
+f.set("cb_1024_grid", cb_gemm[(1024, 1024, 1024)]["grid_size"], ".0f")
+f.set("l7_1024_blocks", row_of[(LEVEL7_KERNEL, 1024, 1024, 1024)]["choice"]["blocks"], "d")
+f.set("cb_2048_grid", cb_gemm[S2048]["grid_size"], ".0f")
+f.set("cb_2048_regs", cb_gemm[S2048]["registers"], ".0f")
+f.set("cb_513_grid", cb_gemm[M513]["grid_size"], ".0f")
+f.set("cb_513_tiles", math.ceil(513 / 128) * (8192 // 256), "d")
+f.set("cb_odd_grid", cb_gemm[ODD]["grid_size"], ".0f")
+f.set("cb_odd_waves", cb_gemm[ODD]["grid_size"] / SM_COUNT, ".0f")
+p_odd_big = shape_waves.plan(*ODD, tile="128x256", split=1)
+f.set("odd_big_blocks", p_odd_big.blocks, "d")
+f.set("odd_big_waves", p_odd_big.waves, "d")
+f.set("odd_big_last", p_odd_big.blocks - (p_odd_big.waves - 1) * SM_COUNT, "d")
+f.set("odd_blocks", p_odd.blocks, "d")
+f.set("odd_rounds", p_odd.waves, "d")
+f.set("eff_big", 100 * model.CALIBRATION["128x256"].efficiency, ".0f")
+f.set("eff_small", 100 * model.CALIBRATION["64x128"].efficiency, ".0f")
+
+
+@f.claims
+def cublas_kernel_sentences(check):
+    check(all("ffma" in k["function"] or "simt" in k["function"] for k in cb_gemm.values()),
+          "본문: cuBLAS의 GEMM 커널 이름에는 모두 ffma나 simt가 있다 (TF32를 끄면 FP32 FFMA)")
+    check(cb_split_shapes == [LONGK, M128], "본문: 리덕션 커널이 따로 나온 모양은 1024×1024×16384와 128×4096×4096")
+    check(set(cb_split_shapes) <= set(l7_split_shapes), "본문: cuBLAS가 split한 모양에서 Level 7도 split한다")
+    check(len(cb_kernels[(1024, 1024, 1024)]) == 1 and cb_gemm[(1024, 1024, 1024)]["grid_size"] < 132
+          and row_of[(LEVEL7_KERNEL, 1024, 1024, 1024)]["choice"]["blocks"] > 132,
+          "본문: 1024³에서 cuBLAS는 split 없이 SM보다 적은 블록, Level 7은 SM보다 많은 블록")
+    check(int(cb_gemm[S2048]["grid_size"]) == p2048.blocks, "본문: 2048³에서 cuBLAS의 블록 수는 Level 7과 같다")
+    check(len(cb_kernels[M513]) == 1 and cb_gemm[M513]["grid_size"] == 4 * math.ceil(513 / 128) * (8192 // 256),
+          "본문: 513×8192×8192의 그리드는 128×256 타일 160개의 네 배, 리덕션 커널은 따로 없다")
+    check(cb_gemm[ODD]["grid_size"] == 4 * SM_COUNT == math.ceil(4095 / 256) * math.ceil(4097 / 128),
+          "본문: 4095×4097×4099에서 cuBLAS의 블록 528개는 SM 132개의 꼭 네 배 (M 방향 256, N 방향 128)")
+    check(p_odd_big.blocks == 544 and p_odd_big.waves == 5, "본문: Level 7의 128×256 타일이면 544블록, 다섯 웨이브")
+    check(p_odd.candidate.tile.name == "64x128" and p_odd.wave_fill > 0.99, "본문: Level 7은 64×128로 네 라운드를 꽉 채운다")
+    check(model.CALIBRATION["64x128"].efficiency < model.CALIBRATION["128x256"].efficiency,
+          "본문: 작은 타일의 효율이 낮다")
+
+
+@f.absence("두 커널을 나란히 놓은 카운터 프로파일은 아직 기록되지 않았습니다")
+def gap_profile_not_recorded(check):
+    check(level7_profiles is None, "level7_profiles.json이 없다")
+
+
+# ============================================================================ the quiz bank's numbers
+@f.claims
+def quiz_numbers(check):
+    q1 = quiz_text(12, "m12-q01")
+    check(row_of[(LEVEL6_KERNEL, *M128)]["pct_cublas"] < 20 and "5분의 1" in q1, "퀴즈 q01: Level 6은 5분의 1에도 못 미친다")
+    check(big.blocks == 16 and "16개" in q1 and f"{100 * big.blocks / SM_COUNT:.0f}%" in q1 and str(SM_COUNT) in q1,
+          "퀴즈 q01: 16블록, SM 132개의 12%")
+    check(ratio[M128] >= 1.0 and "같은 속도" in q1, "퀴즈 q01: Level 7은 cuBLAS와 같은 속도")
+    check(p513_big.blocks == 160 and p513_big.blocks - SM_COUNT == 28, "퀴즈 q02: 160블록, 둘째 웨이브 28개")
+    q3 = quiz_text(12, "m12-q03")
+    check("2·S·M·N·4" in q3 and model.workspace_traffic(128, 4096, 8) == 2 * 8 * 128 * 4096 * 4,
+          "퀴즈 q03: 부분합 교통 2·S·M·N·4바이트 (kernels/level7_model.workspace_traffic)")
+    check(f"약 {(128 * 4096 + 4096 * 4096) * 4 / 1e6:.0f} MB" in q3, "퀴즈 q03: A와 B를 한 번씩 읽는 양 약 69 MB")
+    q6 = quiz_text(12, "m12-q06")
+    l6, l5 = row_of[(LEVEL6_KERNEL, *ODD)]["pct_cublas"] / 100, row_of[(LEVEL5_KERNEL, *ODD)]["pct_cublas"] / 100
+    check(f"{l6:.2f}" in q6 and f"{l5:.2f}" in q6 and f"{ratio[ODD]:.3f}" in q6, "퀴즈 q06: 0.82, 0.95, 0.945")
+    check(f"약 {100 * (ratio[ODD] - l6):.0f}%p" in q6, "퀴즈 q06: Level 7은 Level 6보다 약 13%p")
+    check(abs(ratio[ODD] - l5) < 0.01, "퀴즈 q06: Level 7과 Level 5의 차이는 흔들림 크기")
+    q7 = quiz_text(12, "m12-q07")
+    check("splitKreduce_kernel" in q7 and "splitKreduce_kernel" in cb_kernels[M128][1]["function"]
+          and cb_kernels[M128][0]["grid_size"] == 4 * (4096 // 128), "퀴즈 q07: 128×4096×4096에서 기록된 두 커널의 모습")
+    q8 = quiz_text(12, "m12-q08")
+    check(f"약 {100 * (1 - ratio[S2048]):.0f}% 느리다" in q8, "퀴즈 q08: 2048³에서 약 6% 느리다")
+    check(f"SM {SM_COUNT - p2048.blocks}개({100 * (SM_COUNT - p2048.blocks) / SM_COUNT:.0f}%)" in q8,
+          "퀴즈 q08: 노는 SM 4개(3%)")
+    gain = 100 * (1 - t_2048_fastest["median_ms"] / tuning_row(S2048, "128x256", 1)["median_ms"])
+    check(t_2048_fastest["tile"] == "64x128" and 1.0 < gain < 3.0 and "2% 안팎" in q8,
+          "퀴즈 q08: 64×128 split 1이 2% 안팎 빠르다")
+
+
+# ============================================================================ the simulator's suggestions and the zoo's pattern
+p_m128_t4 = shape_waves.plan(*M128, device="T4")
+f.set("t4_sms", device_profile("T4").sm_count, "d")
+p2048_split2 = shape_waves.plan(*S2048, split=2)
+L6_LOSERS = ((1024, 1024, 1024), M128, M513, LONGK)
+
+
+@f.claims
+def simulator_sentences(check):
+    check(s1024_big.tiles_m == 8 and s1024_big.tiles_n == 4, "본문: 1024³은 128×256 타일로 8 × 4블록")
+    determinism_test = (REPO_ROOT / "tests" / "test_level7_gpu.py").read_text(encoding="utf-8")
+    check("def test_results_are_bitwise_identical_run_to_run" in determinism_test
+          and "(128, 4096, 4096, 8)" in determinism_test, "본문: GPU 시험이 split을 쓰는 모양에서 비트 일치를 확인한다")
+    check(p_m128_t4.split != chosen_m128.split, "본문: T4에서는 128×4096×4096에 다른 split이 맞다")
+    check(p2048_split2.waves > p2048.waves and p2048_split2.reduce_us > 0, "본문: 2048³에 split 2면 웨이브가 늘고 리덕션이 더해진다")
+    check(all(row_of[(LEVEL6_KERNEL, *s)]["pct_cublas"] < 70 for s in L6_LOSERS)
+          and all(row_of[(LEVEL6_KERNEL, *s)]["pct_cublas"] >= 80 for s in ZOO if s not in L6_LOSERS),
+          "본문: Level 6이 크게 지는 모양은 1024³, 128×4096×4096, 513×8192×8192, 1024×1024×16384")
+    check(all(row_of[(LEVEL7_KERNEL, *s)]["choice"]["tile"] == "128x256" and row_of[(LEVEL7_KERNEL, *s)]["choice"]["split"] == 1
+              for s in ((4096, 4096, 4096), S8192)), "본문: 큰 정사각 행렬에서는 Level 6과 같은 128×256 타일, split 1")
+    check(all(row_of[(LEVEL7_KERNEL, *s)]["choice"]["split"] > 1 or row_of[(LEVEL7_KERNEL, *s)]["choice"]["tile"] != "128x256"
+              for s in L6_LOSERS), "본문: Level 6이 지는 모양에서 Level 7은 작은 타일이나 split을 고른다")

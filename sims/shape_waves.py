@@ -1,0 +1,192 @@
+"""Simulation 12: waves and split-K — which tile and how many K slices suit a shape on a GPU.
+
+Model: kernels/level7_model.py, the cost model Level 7's dispatcher runs before every launch (no copy of
+it here). For a shape M x N x K and a listed GPU (kernels/devices.py) every tile that fits the GPU is cut
+into `split` K slices; the model counts
+
+    blocks = ceil(M / BM) x ceil(N / BN) x split, slots = resident blocks per SM x SMs,
+    waves  = rounds of blocks the busiest SM runs,  fill = blocks / (waves x slots),
+
+and predicts the time of the GEMM (rounds of blocks at the tile's measured rate) plus, with split > 1, the
+reduction (the partial tiles written and read back: 2 x split x M x N x 4 bytes at the workspace's rate).
+This module only chooses, validates and presents: :func:`plan` (the model's choice, or a tile and split the
+learner forces), :func:`alternatives` (every allowed pair, fastest first), :func:`explain` (one Korean line).
+
+Views: :func:`widget` (ipywidgets, any shape, GPU, tile and split) and :func:`figure` (plotly with a menu of
+the zoo's shapes: predicted time of every (tile, split), GEMM and reduction stacked).
+"""
+from __future__ import annotations
+
+import html
+
+from kernels import devices
+from kernels import level7_model as model
+from korean_text import with_particle
+from sims._common import SimInputError, error_figure, live_widget, require, require_int_in_range
+
+__all__ = ["DEVICES", "AUTO", "MAX_DIM", "plan", "alternatives", "explain", "rows", "widget", "figure",
+           "PRESETS", "shape_text"]
+
+DEVICES = tuple(devices.PROFILES)
+AUTO = "자동"                       # the model's choice (tile or split)
+MAX_DIM = 65536
+# The figure's menu: the zoo shapes where the choice is not the big tile with one slice.
+PRESETS = ((128, 4096, 4096), (1024, 1024, 1024), (1024, 1024, 16384), (513, 8192, 8192), (4095, 4097, 4099),
+           (2048, 2048, 2048))
+
+
+def shape_text(M: int, N: int, K: int) -> str:
+    return f"{M}³" if M == N == K else f"{M}×{N}×{K}"
+
+
+def _limits(device: str) -> devices.DeviceLimits:
+    require(device in devices.PROFILES,
+            f"GPU {with_particle(repr(device), '는')} 목록에 없습니다 (device). 고를 수 있는 GPU: {', '.join(DEVICES)}")
+    return devices.profile(device)
+
+
+def _shape(M, N, K) -> tuple[int, int, int]:
+    return tuple(require_int_in_range(v, name, 1, MAX_DIM) for v, name in ((M, "M"), (N, "N"), (K, "K")))
+
+
+def alternatives(M, N, K, device: str = "H100") -> list[model.Prediction]:
+    """Every (tile, split) the dispatcher may launch for this shape on this GPU, fastest predicted first."""
+    M, N, K = _shape(M, N, K)
+    found = model.predictions(M, N, K, _limits(device))
+    require(bool(found), f"{device}에는 Level 7의 어떤 타일도 맞지 않습니다 (shared memory).")
+    return found
+
+
+def plan(M, N, K, device: str = "H100", tile: str = AUTO, split=AUTO) -> model.Prediction:
+    """The model's choice, or the (tile, split) the learner picked (AUTO for either means: the model's)."""
+    M, N, K = _shape(M, N, K)
+    limits = _limits(device)
+    choice = model.choose(M, N, K, limits) if model.candidates(limits) else None
+    require(choice is not None, f"{device}에는 Level 7의 어떤 타일도 맞지 않습니다 (shared memory).")
+    if tile == AUTO and split == AUTO:
+        return choice
+    tile = choice.candidate.tile.name if tile == AUTO else tile
+    require(tile in model.TILE_BY_NAME, f"타일 {with_particle(repr(tile), '은')} 없습니다 (tile). 있는 타일: {', '.join(model.TILE_BY_NAME)}")
+    cand = model.ring_for(model.TILE_BY_NAME[tile], limits)
+    require(cand is not None, f"{tile} 타일은 {device}의 공유 메모리에 들어가지 않습니다 (shared memory).")
+    if split == AUTO:
+        allowed = [p for p in model.predictions(M, N, K, limits) if p.candidate.tile.name == tile]
+        require(bool(allowed), f"{tile} 타일로는 이 모양을 실행할 수 없습니다 (그리드 한도).")
+        return allowed[0]
+    split = require_int_in_range(split, "split", 1, max(model.SPLITS))
+    require(split in model.SPLITS, f"조각 수(split)는 {', '.join(map(str, model.SPLITS))} 중 하나여야 합니다.")
+    if not model.allowed(M, N, K, cand, split):
+        k_per_split, made = model.slices(K, cand.BK, split)
+        if made != split:
+            why = f"K = {with_particle(str(K), '를')} BK {cand.BK}의 배수로 {split}조각 내면 {made}조각만 생깁니다"
+        elif k_per_split < model.MIN_SLICE_K:
+            why = f"조각 하나의 K가 {with_particle(str(k_per_split), '로')} {model.MIN_SLICE_K}보다 짧습니다 (고리를 채우는 시간이 계산보다 김)"
+        else:
+            why = (f"작업 공간(workspace)이 {model.workspace_bytes(M, N, split) / 2**20:,.0f} MiB로 한도 "
+                   f"{model.WORKSPACE_LIMIT_BYTES // 2**20} MiB를 넘습니다")
+        raise SimInputError(f"디스패처는 이 모양에 split {with_particle(str(split), '을')} 쓰지 않습니다: {why}.")
+    return model.predict(M, N, K, cand, split, limits)
+
+
+def explain(p: model.Prediction) -> str:
+    """One Korean line a learner can check by hand: blocks, slots, waves, fill, the two terms of the time."""
+    c = p.candidate
+    reduce = f" + 리덕션 {p.reduce_us:,.1f} µs = {p.total_us:,.1f} µs" if p.split > 1 else ""
+    return (f"{c.tile.name} 타일(BK {c.BK}, 단계 {c.STAGES}) × split {p.split}: 블록 {p.tiles_m}×{p.tiles_n}×{p.split} = "
+            f"{p.blocks:,}개, 동시 자리 {c.resident}/SM × SM = {p.slots:,}개, 웨이브 {p.waves}개 (자리 {100 * p.wave_fill:.0f}% 사용), "
+            f"예측 GEMM {p.gemm_us:,.1f} µs{reduce}")
+
+
+def rows(M, N, K, device: str = "H100") -> list[dict]:
+    """The alternatives as table rows (pre-formatted), the model's choice first."""
+    out = []
+    for i, p in enumerate(alternatives(M, N, K, device)):
+        out.append({"choice": "선택" if i == 0 else "", "tile": p.candidate.tile.name, "split": p.split,
+                    "blocks": f"{p.blocks:,}", "waves": p.waves, "fill": f"{100 * p.wave_fill:.0f}%",
+                    "gemm": f"{p.gemm_us:,.1f}", "reduce": f"{p.reduce_us:,.1f}", "total": f"{p.total_us:,.1f}",
+                    "tflops": f"{p.gflops / 1000:,.1f}"})
+    return out
+
+
+COLUMNS = (("choice", ""), ("tile", "타일"), ("split", "split"), ("blocks", "블록"), ("waves", "웨이브"),
+           ("fill", "자리 사용"), ("gemm", "GEMM µs"), ("reduce", "리덕션 µs"), ("total", "합계 µs"),
+           ("tflops", "TFLOP/s"))
+
+
+def _table_html(found: list[dict], caption: str, limit: int = 12) -> str:
+    head = "".join(f'<th scope="col">{html.escape(h)}</th>' for _, h in COLUMNS)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(r[k]))}</td>" for k, _ in COLUMNS) + "</tr>"
+                   for r in found[:limit])
+    return (f'<table class="course-table"><caption>{html.escape(caption)}</caption>'
+            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+
+
+def _render(params: dict) -> str:
+    M, N, K, device = params["M"], params["N"], params["K"], params["device"]
+    picked = plan(M, N, K, device, params["tile"], params["split"])
+    best = plan(M, N, K, device)
+    lines = [f"<p><b>{html.escape(explain(picked))}</b></p>"]
+    if picked.total_us > best.total_us:
+        lines.append(f"<p>모델의 선택은 {html.escape(explain(best))}입니다. 고른 조합은 예측으로 "
+                     f"{picked.total_us / best.total_us:.2f}배 느립니다.</p>")
+    found = rows(M, N, K, device)
+    caption = f"{shape_text(M, N, K)}, {device}: 디스패처가 고를 수 있는 조합 (빠른 순, 처음 12개)"
+    return "\n".join(lines) + _table_html(found, caption)
+
+
+def widget(M: int = 128, N: int = 4096, K: int = 4096, device: str = "H100"):
+    """JupyterLab view: type a shape, pick a GPU, force a tile or a split, read the model's account."""
+    import ipywidgets as w
+
+    controls = {
+        "M": w.BoundedIntText(value=M, min=1, max=MAX_DIM, description="M"),
+        "N": w.BoundedIntText(value=N, min=1, max=MAX_DIM, description="N"),
+        "K": w.BoundedIntText(value=K, min=1, max=MAX_DIM, description="K"),
+        "device": w.Dropdown(options=list(DEVICES), value=device, description="GPU"),
+        "tile": w.Dropdown(options=[AUTO, *model.TILE_BY_NAME], value=AUTO, description="타일"),
+        "split": w.Dropdown(options=[AUTO, *model.SPLITS], value=AUTO, description="split"),
+    }
+    tooltips = {"M": "C의 행 수 (A의 행 수)", "N": "C의 열 수 (B의 열 수)", "K": "곱하는 길이 (A의 열 수, B의 행 수)",
+                "device": "목록의 GPU: SM 수, 공유 메모리, 클럭이 모델에 들어갑니다",
+                "tile": "블록 타일 (자동: 모델의 선택)", "split": "K를 나누는 조각 수 (자동: 모델의 선택)"}
+    return live_widget(controls, _render, "시뮬레이션 12: 웨이브와 split-K", tooltips)
+
+
+def figure(presets=PRESETS, device: str = "H100", active: int = 0):
+    """Static view: for each preset shape, the predicted time of every allowed (tile, split), GEMM and
+    reduction stacked, the model's choice marked; a menu switches the shape."""
+    import plotly.graph_objects as go
+
+    try:
+        groups = [(shape, alternatives(*shape, device)) for shape in presets]
+    except SimInputError as err:
+        return error_figure(err)
+    fig = go.Figure()
+    buttons = []
+    for g, (shape, found) in enumerate(groups):
+        labels = [f"{p.candidate.tile.name} ×{p.split}" for p in found]
+        hover = [explain(p) for p in found]
+        fig.add_trace(go.Bar(name="GEMM", x=[p.gemm_us for p in found], y=labels, orientation="h",
+                             marker_color="#4c78a8", visible=g == active, hovertext=hover, hoverinfo="text",
+                             text=[f"{p.waves}웨이브 {100 * p.wave_fill:.0f}%" for p in found], textposition="inside"))
+        fig.add_trace(go.Bar(name="리덕션", x=[p.reduce_us for p in found], y=labels, orientation="h",
+                             marker_color="#f58518", visible=g == active, hovertext=hover, hoverinfo="text"))
+        visible = [i // 2 == g for i in range(2 * len(groups))]
+        best = found[0]
+        title = (f"{shape_text(*shape)}, {device}: 조합마다 예측 시간 (µs) — 선택 "
+                 f"{best.candidate.tile.name} × split {best.split}, {best.total_us:,.0f} µs")
+        buttons.append(dict(label=shape_text(*shape), method="update",
+                            args=[{"visible": visible}, {"title.text": title}]))
+    fig.update_layout(
+        title=buttons[active]["args"][1]["title.text"], barmode="stack", height=560,
+        xaxis=dict(title="예측 시간 (µs, 모델)"), yaxis=dict(title="타일 × split", autorange="reversed"),
+        margin=dict(t=110, b=60, l=120, r=20), legend=dict(orientation="h", y=-0.12),
+        updatemenus=[dict(type="buttons", direction="right", buttons=buttons, active=active, x=0, y=1.16,
+                          xanchor="left", yanchor="top", showactive=True, pad=dict(t=2, r=4))])
+    return fig
+
+
+def choice_sentence(M: int, N: int, K: int, device: str = "H100") -> str:
+    """"128×4096×4096에서는 64x128 타일 × split 8을 고릅니다" with the particle the reading takes."""
+    p = plan(M, N, K, device)
+    return f"{shape_text(M, N, K)}에서는 {p.candidate.tile.name} 타일 × split {with_particle(str(p.split), '을')} 고릅니다"
