@@ -292,9 +292,54 @@ def cublas_kernel_sentences(check):
           "본문: 작은 타일의 효율이 낮다")
 
 
-@f.absence("두 커널을 나란히 놓은 카운터 프로파일은 아직 기록되지 않았습니다")
-def gap_profile_not_recorded(check):
-    check(level7_profiles is None, "level7_profiles.json이 없다")
+def _profile(who: str, shape: tuple) -> dict:
+    return next(p for p in level7_profiles["profiles"] if p["who"] == who and (p["M"], p["N"], p["K"]) == shape)
+
+
+g7, gc = _profile("level7", S2048), _profile("cublas", S2048)
+o7, oc = _profile("level7", ODD), _profile("cublas", ODD)
+f.set("gap_device", level7_profiles["device"])
+f.set("gap_l7_us", g7["duration_us"], ".1f")
+f.set("gap_cb_us", gc["duration_us"], ".1f")
+f.set("gap_time_pct", 100 * (g7["duration_us"] / gc["duration_us"] - 1), ".1f")
+f.set("gap_l7_busy", g7["sm_busy_pct"], ".1f")
+f.set("gap_cb_busy", gc["sm_busy_pct"], ".1f")
+f.set("gap_active_pct", 100 * (g7["sm_active_cycles"] / gc["sm_active_cycles"] - 1), ".1f")
+f.set("gap_l7_issue", g7["issue_active_pct"], ".1f")
+f.set("gap_cb_issue", gc["issue_active_pct"], ".1f")
+f.set("gap_l7_noinst", g7["stalls"]["No Instruction"], ".2f")
+f.set("gap_cb_noinst", gc["stalls"]["No Instruction"], ".2f")
+f.set("gap_fewer_inst_pct", 100 * (1 - g7["instructions"] / gc["instructions"]), ".0f")
+f.set("gap_l7_ring", f"{g7['choice']['BK']}×{g7['choice']['STAGES']}")
+f.set("gap_l7_smem_kib", g7["smem_dynamic"] / 1024, ".0f")
+f.set("gap_cb_smem_kib", gc["smem_dynamic"] / 1024, ".0f")
+f.set("odd_l7_dram_mb", o7["dram_bytes"] / 1e6, ".0f")
+f.set("odd_cb_dram_mb", oc["dram_bytes"] / 1e6, ".0f")
+f.set("odd_l7_fma", o7["fma_pipe_pct"], ".1f")
+f.set("odd_cb_fma", oc["fma_pipe_pct"], ".1f")
+f.set("odd_waves_ncu", o7["waves_per_sm"], ".1f")
+
+
+@f.claims
+def gap_profile_sentences(check):
+    check(g7["grid_size"] == gc["grid_size"] == p2048.blocks and g7["waves_per_sm"] == gc["waves_per_sm"] < 1,
+          "본문: 2048³에서 두 커널은 블록 수가 같고 한 웨이브도 다 채우지 못한다")
+    check(g7["theoretical_occupancy_pct"] == gc["theoretical_occupancy_pct"], "본문: 점유율이 같다")
+    check(g7["duration_us"] > gc["duration_us"], "본문: 프로파일에서도 Level 7이 느리다")
+    check(g7["sm_busy_pct"] < gc["sm_busy_pct"] - 3, "본문: Level 7의 SM이 노는 시간이 더 길다")
+    idle_part = math.log(gc["sm_busy_pct"] / g7["sm_busy_pct"])
+    active_part = math.log(g7["sm_active_cycles"] / gc["sm_active_cycles"])
+    check(0 < active_part < idle_part, "본문: 차이의 더 큰 몫은 SM이 논 시간, 작은 몫은 일한 사이클")
+    check(g7["issue_active_pct"] < gc["issue_active_pct"], "본문: 일한 사이클 안에서도 발행 활성이 낮다")
+    check(g7["stalls"]["No Instruction"] > 5 * gc["stalls"]["No Instruction"], "본문: No Instruction 스톨은 Level 7에 있다")
+    check(g7["instructions"] < gc["instructions"], "본문: 실행한 명령은 Level 7이 더 적다")
+    check(g7["smem_dynamic"] > 3 * gc["smem_dynamic"] and "8x4" in gc["function"], "본문: Level 7의 링이 훨씬 깊다")
+    from kernels import registry
+    check((g7["choice"]["BK"], g7["choice"]["STAGES"]) == (registry.LEVEL6["BK"], registry.LEVEL6["STAGES"]),
+          "본문: 2048³의 링은 Level 6의 튜닝된 구성 그대로")
+    check(o7["waves_per_sm"] == oc["waves_per_sm"] == 4.0, "본문: 4095×4097×4099에서 둘 다 SM당 4 웨이브")
+    check(o7["dram_bytes"] > 1.5 * oc["dram_bytes"] and o7["fma_pipe_pct"] < oc["fma_pipe_pct"],
+          "본문: 작은 타일의 Level 7은 DRAM을 더 옮기고 FMA 파이프 활성이 낮다")
 
 
 # ============================================================================ the quiz bank's numbers
