@@ -183,3 +183,21 @@ def test_the_rule_equals_nsights_theoretical_occupancy_for_every_profiled_kernel
     record = json.loads((DATA / "profiles.json").read_text(encoding="utf-8"))
     for entry in record["kernels"] + record["reference"]:
         assert models.rule_occupancy_pct(entry) == entry["theoretical_occupancy_pct"], entry["kernel"]
+
+
+def test_every_stall_reason_a_chapter_names_has_a_row_on_the_page():
+    """A chapter that reads a stall reason from the records uses the page's meaning of it: so each reason the
+    records hold and a chapter (book/m*.md) or bank names has a row in the page's stall table."""
+    reasons = set()
+    for name in ("profiles.json", "level7_profiles.json"):
+        record = json.loads((DATA / name).read_text(encoding="utf-8"))
+        for kernel in record.get("kernels", record.get("profiles", [])):
+            reasons |= set(kernel.get("stalls", {}))
+    assert {"Long Scoreboard", "No Instruction", "Dispatch Stall"} <= reasons
+    texts = [path.read_text(encoding="utf-8") for pattern in ("book/m*.md", "course/banks/m*.yaml")
+             for path in sorted(REPO.glob(pattern))]
+    named = {reason for reason in reasons if any(reason in text for text in texts)}
+    section = page_text().split("(models-stalls)=", 1)[1].split("\n(models-", 1)[0]
+    rows = {line.split("|")[1].strip() for line in section.splitlines() if line.startswith("| ")}
+    assert "No Instruction" in named
+    assert named - {"Selected"} <= rows, sorted(named - rows)

@@ -342,6 +342,70 @@ def gap_profile_sentences(check):
           "본문: 작은 타일의 Level 7은 DRAM을 더 옮기고 FMA 파이프 활성이 낮다")
 
 
+# ============================================================================ level7_experiments.json (H100)
+experiments = _load("level7_experiments.json")
+f.set("x_device", experiments["device"])
+
+
+def _experiment(shape: tuple, tile: str, variant: dict) -> dict:
+    return next(r for r in experiments["rows"] if (r["M"], r["N"], r["K"]) == shape and r["tile"] == tile
+                and r["variant"] == variant)
+
+
+rot_2048 = _experiment(S2048, "128x256", {"knobs": {"ROTATE": 1}})
+b4_small = _experiment((4096, 4096, 4096), "64x128", {"b16": False})
+f.set("rot_2048_slower", 100 * (1 / rot_2048["speedup"] - 1), ".1f")
+f.set("b4_small_slower", 100 * (1 / b4_small["speedup"] - 1), ".0f")
+
+
+@f.claims
+def idle_and_copy_width_sentences(check):
+    metrics = level7_profiles["metrics"]
+    check(metrics["sm_active_cycles"].endswith(".avg") and metrics["sm_elapsed_cycles"].endswith(".avg")
+          and not any(m.endswith((".max", ".min")) for m in metrics.values()),
+          "본문: 이 프로파일은 SM 평균(과 합)만 담아 늦은 시작과 먼저 끝난 SM을 나누지 못한다")
+    check(rot_2048["speedup"] < 1 and all(e < 1e-5 for e in rot_2048["rel_errors"]),
+          "본문: K 타일의 시작을 돌린 변형은 2048³에서 더 느렸다")
+    check(b4_small["speedup"] < 0.97, "본문: 64×128 타일에 4바이트 B 복사를 강제하면 몇 % 느리다")
+    check(experiments["device"] == shapes_record["device"], "본문: 실험은 모양 모음과 같은 장치(H100)에서 쟀다")
+    from kernels.level7 import b_rows_allow_16
+    check(not b_rows_allow_16(0, 4097) and b_rows_allow_16(0, 4096),
+          "본문: N = 4097이면 B의 행이 16바이트 정렬이 아니어서 4바이트 복사를 쓴다")
+
+
+# ============================================================================ the squares that lose, run to run
+tuning_check = _load("level7_tuning_check.json")
+
+
+def _three_runs(shape: tuple) -> list[float]:
+    """% of cuBLAS / 100 of the dispatcher's 128x256 split 1 in shapes.json and both tuner records (all H100)."""
+    tuned = [next(r for r in record["rows"] if (r["M"], r["N"], r["K"]) == shape and r["tile"] == "128x256"
+                  and r["split"] == 1)["pct_cublas"] / 100 for record in (tuning, tuning_check)]
+    return [ratio[shape], *tuned]
+
+
+runs_4096, runs_2048 = _three_runs((4096, 4096, 4096)), _three_runs(S2048)
+f.set("s4096_runs", ", ".join(f"{r:.3f}" for r in runs_4096))
+f.set("s2048_runs", ", ".join(f"{r:.3f}" for r in runs_2048))
+
+
+@f.claims
+def squares_run_to_run(check):
+    check(all(row_of[(LEVEL7_KERNEL, *s)]["choice"]["tile"] == "128x256" and row_of[(LEVEL7_KERNEL, *s)]["choice"]["split"] == 1
+              for s in ((4096, 4096, 4096), S2048)), "본문: 4096³과 2048³의 선택은 128×256, split 1")
+    check(tuning_check["device"] == tuning["device"] == shapes_record["device"], "본문: 세 기록은 같은 장치(H100)")
+    check(max(runs_4096) < 1.0 and max(runs_4096) - min(runs_4096) < 0.005,
+          "본문: 4096³의 세 번은 모두 1 아래에 모여 있다 (흔들림이라 넘길 수 없다)")
+    check(max(runs_2048) < 0.95, "본문: 2048³의 세 번은 모두 0.95 아래")
+    check(row_of[(LEVEL7_KERNEL, *LONGK)]["choice"]["split"] == 8, "본문: 1024×1024×16384는 split 8을 고른 모양")
+
+
+@f.absence("1024×1024×16384의 프로파일은 기록에 없")
+def longk_not_profiled(check):
+    check(all((p["M"], p["N"], p["K"]) != LONGK for p in level7_profiles["profiles"]),
+          "본문: level7_profiles.json에 1024×1024×16384가 없다")
+
+
 # ============================================================================ the quiz bank's numbers
 @f.claims
 def quiz_numbers(check):
@@ -350,6 +414,12 @@ def quiz_numbers(check):
     check(big.blocks == 16 and "16개" in q1 and f"{100 * big.blocks / SM_COUNT:.0f}%" in q1 and str(SM_COUNT) in q1,
           "퀴즈 q01: 16블록, SM 132개의 12%")
     check(ratio[M128] >= 1.0 and "같은 속도" in q1, "퀴즈 q01: Level 7은 cuBLAS와 같은 속도")
+    from course.facts.models import f as models_facts
+    m, n, k = M128
+    intensity = 2 * m * n * k / (4 * (m * k + k * n + m * n))
+    ridge = float(str(models_facts.ridge))
+    check(f"약 {intensity:.0f} FLOP" in q1 and f"약 {ridge:.0f} FLOP/B" in q1 and intensity > 2 * ridge,
+          "퀴즈 q01: 필수 최소 산술 강도 약 60 FLOP/B, FP32 꺾임점 약 23보다 높다")
     check(p513_big.blocks == 160 and p513_big.blocks - SM_COUNT == 28, "퀴즈 q02: 160블록, 둘째 웨이브 28개")
     q3 = quiz_text(12, "m12-q03")
     check("2·S·M·N·4" in q3 and model.workspace_traffic(128, 4096, 8) == 2 * 8 * 128 * 4096 * 4,
