@@ -557,6 +557,9 @@ def test_sanitizer_reports_point_at_source_lines():
     runs = {"racecheck": gpu.WorkerRun(False, 3, [{"event": "result"}], sanitizer_text=SANITIZER_OUTPUT)}
     result = gpu._hazard_result(runs, [], gpu.Limits(), source)
     assert result.diagnosis == "race" and "24행" in result.message_ko and "__syncthreads()" in result.message_ko
+    assert "타일" in result.message_ko                          # an SGEMM's advice speaks of tiles
+    reduce = gpu._hazard_result(runs, [], gpu.Limits(), source, "reduce")
+    assert reduce.diagnosis == "race" and "__syncthreads()" in reduce.message_ko and "타일" not in reduce.message_ko
 
 
 # ----------------------------------------------------------------------------- verdicts

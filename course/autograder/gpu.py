@@ -24,6 +24,7 @@ from course.autograder import cases as case_plans
 from course.autograder import kinds
 from course.autograder.spec import ExerciseSpec
 from course.autograder.verdict import CheckResult
+from korean_text import with_particle
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 SANITIZER_ENV = "COURSE_SANITIZER"       # path of compute-sanitizer, or "none" to act as if missing
@@ -427,7 +428,8 @@ def _correctness_message(diagnosis: str, example: dict, bad: list, outcomes: lis
                 "그리드가 C 전체를 덮는지(grid의 x·y와 행·열의 대응), 스레드가 맡은 원소를 모두 쓰는지 확인하세요."
                 + _element(example))
     err = f", 상대 오차 {example['rel_error']:.1e} (허용 1e-05)" if example.get("rel_error") is not None else ""
-    return f"{where}{err}: cuBLAS와 값이 다릅니다 (wrong values).{_element(example)}{_values_hint(bad, outcomes, spec)}"
+    return (f"{where}{err}: {with_particle(_reference_name(spec), '와')} 값이 다릅니다 (wrong values)."
+            f"{_element(example)}{_values_hint(bad, outcomes, spec)}")
 
 
 # ----------------------------------------------------------------------------- hazards
@@ -449,7 +451,7 @@ def hazards_check(spec: ExerciseSpec, source: str, name: str, limits: Limits, se
 
     with ThreadPoolExecutor(max_workers=len(tools)) as pool:
         runs = dict(pool.map(one, tools))
-    return _hazard_result(runs, plan, limits, source)
+    return _hazard_result(runs, plan, limits, source, spec.kind)
 
 
 def parse_sanitizer(lines: list[str], source: str) -> dict:
@@ -487,8 +489,16 @@ _TOOL_TEXT = {
                   "모든 스레드가 같은 배리어를 지나게 하세요."),
 }
 
+# The same tools on a kernel that is not an SGEMM (the split-K reduction): advice in its own terms.
+_TOOL_ADVICE_NOT_SGEMM = {
+    "memcheck": "작업 공간이나 C 밖의 주소를 읽거나 쓰는 스레드가 있습니다: 조각의 시작(P + s·M·ldp), 조각 안의 행 간격(ldp), "
+                "C의 행 간격(ldc)과 경계 검사(row < M, col < N)를 확인하세요.",
+    "racecheck": "한 스레드가 공유 메모리에 쓴 값을 다른 스레드가 배리어 없이 읽습니다: 쓴 뒤, 다른 스레드가 읽기 전에 "
+                 "__syncthreads()가 있어야 합니다.",
+}
 
-def _hazard_result(runs: dict, plan: list, limits: Limits, source: str) -> CheckResult:
+
+def _hazard_result(runs: dict, plan: list, limits: Limits, source: str, kind: str = "sgemm") -> CheckResult:
     found, details, lines = [], {"cases": plan, "tools": {}}, []
     for tool, run in runs.items():
         parsed = parse_sanitizer(run.sanitizer_lines, source)
@@ -498,6 +508,8 @@ def _hazard_result(runs: dict, plan: list, limits: Limits, source: str) -> Check
         if parsed["errors"] or run.returncode == 3:
             found.append(tool)
             head, advice = _TOOL_TEXT[tool]
+            if kind != "sgemm":
+                advice = _TOOL_ADVICE_NOT_SGEMM.get(tool, advice)
             if tool == "memcheck" and any("isaligned" in e for e in parsed["errors"]):
                 advice = ("정렬되지 않은 주소(misaligned)를 읽거나 씁니다: float4(16바이트) 접근은 주소가 16바이트의 "
                           "배수여야 합니다.")

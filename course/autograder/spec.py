@@ -25,7 +25,7 @@ DIAGNOSES = {
     "local_memory": "SASS에 로컬 메모리 명령 LDL/STL이 있음 (local memory)",
     "missing_instruction": "요구한 명령이 SASS에 없음 (missing instruction)",
     "too_many_registers": "레지스터 수가 한도를 넘음 (too many registers)",
-    "wrong_values": "cuBLAS와 값이 다름 (wrong values)",
+    "wrong_values": "기준 결과(cuBLAS 또는 float64 합)와 값이 다름 (wrong values)",
     "unwritten_output": "C의 일부 원소를 쓰지 않음 (unwritten output)",
     "reads_c_with_beta_zero": "beta = 0인데 C를 읽음 (reads C with beta = 0)",
     "out_of_bounds": "행렬 밖의 메모리에 접근함 (out of bounds)",
