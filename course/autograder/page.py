@@ -138,6 +138,7 @@ def _recorded_html(s: specs.ExerciseSpec, data: dict | None, wrong_file: str | N
     if not entry:
         return ('<div class="course-note course-note-recorded">이 실습의 판정은 아직 기록되지 않았습니다 '
                 "(GPU에서 <code>python tools/record_exercises.py</code>).</div>")
+    data = entry.get("recorded") or data   # an exercise merged from its own run keeps that run's provenance
     label = f'<div class="course-note course-note-recorded">{_inline(_label(data))}</div>'
     solution = verdict_table_html(entry["solution"], f"참고 풀이(solution.cu)의 판정 — {data.get('device')}에서 기록")
     wrong = entry["wrong_attempts"]
