@@ -183,6 +183,13 @@ class Results:
     def at(self, kernel: str, n: int) -> dict | None:
         return next((r for r in self.rows if r["kernel"] == kernel and r["M"] == r["N"] == r["K"] == n), None)
 
+    def cublas_window_spread_pct(self, n: int) -> float:
+        """How far apart the cuBLAS times measured beside each kernel at M = n are (max / min - 1, in %): each
+        row's % of cuBLAS divides by the cuBLAS time of its own alternation window, so this is the noise of a ratio."""
+        times = [r["median_ms"] * r["pct_cublas"] / 100 for r in self.rows
+                 if r["M"] == n and r["kernel"] != "cublas" and r.get("pct_cublas")]
+        return 100 * (max(times) / min(times) - 1)
+
 
 def recorded(path=None) -> Results | None:
     data = record.load(path) if path else record.load()

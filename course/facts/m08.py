@@ -397,20 +397,12 @@ def quiz_numbers(check):
 
 
 # ===================================== cuBLAS's own spread between timing windows (benchmarks.json)
-def cublas_window_spread_pct(n: int) -> float:
-    """How far apart the cuBLAS times measured next to each kernel at size n are (max / min - 1, in %):
-    each row's % of cuBLAS divides by the cuBLAS time of its own window."""
-    times = [r["median_ms"] * r["pct_cublas"] / 100 for r in bench.rows
-             if r["M"] == n and r["kernel"] != "cublas" and r.get("pct_cublas")]
-    return 100 * (max(times) / min(times) - 1)
-
-
-f.set("cb_spread_2048", cublas_window_spread_pct(2048), ".0f")
+f.set("cb_spread_2048", bench.cublas_window_spread_pct(2048), ".0f")
 
 
 @f.claims
 def level4_at_2048_is_within_noise(check):
-    spread = cublas_window_spread_pct(2048)
+    spread = bench.cublas_window_spread_pct(2048)
     check(spread > 5, "본문: 2048³에서 창마다 잰 cuBLAS 시간이 몇 % 넘게 벌어진다")
     check(abs(bench_rows[(LEVEL4, 2048)]["pct_cublas"] - 100) < spread,
           "본문: 2048³에서 Level 4와 cuBLAS의 차이는 cuBLAS 자체의 흔들림보다 작다(앞섰다고 읽지 않는다)")

@@ -146,14 +146,8 @@ _flip_sizes = [n for n in (1024, 2048)
                if (bench_row(LEVEL5_16BYTE, n)["median_ms"] < bench_row(LEVEL4, n)["median_ms"])
                != (bench_row(LEVEL5_16BYTE, n)["pct_cublas"] > bench_row(LEVEL4, n)["pct_cublas"])]
 # cuBLAS timed next to each kernel (its own window): how far those times spread, per size (max / min - 1).
-def cublas_window_spread_pct(n):
-    times = [r["median_ms"] * r["pct_cublas"] / 100 for r in bench.rows
-             if r["M"] == n and r["kernel"] != "cublas" and r.get("pct_cublas")]
-    return 100 * (max(times) / min(times) - 1)
-
-
-f.set("cb_spread_4096", cublas_window_spread_pct(N_MAIN), ".0f")
-f.set("cb_spread_1024", cublas_window_spread_pct(1024), ".0f")
+f.set("cb_spread_4096", bench.cublas_window_spread_pct(N_MAIN), ".0f")
+f.set("cb_spread_1024", bench.cublas_window_spread_pct(1024), ".0f")
 f.set("flip_sizes", ", ".join(f"{n}³" for n in _flip_sizes) if _flip_sizes else "없음")
 
 
@@ -674,7 +668,7 @@ def early_barrier_and_fragment_buffers_not_separated(check):
 
 @f.claims
 def cublas_windows_spread(check):
-    s4096, s1024 = cublas_window_spread_pct(N_MAIN), cublas_window_spread_pct(1024)
+    s4096, s1024 = bench.cublas_window_spread_pct(N_MAIN), bench.cublas_window_spread_pct(1024)
     check(s4096 > 3 and s1024 > s4096, "본문: 창마다 잰 cuBLAS 시간이 4096³에서 몇 %, 1024³에서는 그보다 크게 벌어진다")
     check(s4096 > abs(bench_rows[(LEVEL5_16BYTE, N_MAIN)]["pct_cublas"] - bench_rows[(LEVEL4, N_MAIN)]["pct_cublas"]),
           "본문: 몇 %포인트 차이는 그 흔들림 안이라 비율로 순서를 가릴 수 없다")

@@ -780,18 +780,12 @@ def blocked_thread_tiles_conflict_only_on_b(check):
 
 
 # ======================================= noise of cuBLAS between timing windows (benchmarks.json)
-def cublas_window_spread_pct(n: int) -> float:
-    times = [r["median_ms"] * r["pct_cublas"] / 100 for r in benchmark_record.rows
-             if r["M"] == n and r["kernel"] != "cublas" and r.get("pct_cublas")]
-    return 100 * (max(times) / min(times) - 1)
-
-
-f.set("cbw_spread_4096", cublas_window_spread_pct(4096), ".0f")
+f.set("cbw_spread_4096", benchmark_record.cublas_window_spread_pct(4096), ".0f")
 
 
 @f.claims
 def over_100_percent_is_noise(check):
-    check(0 < _l6_odd_k["pct_cublas"] - 100 < cublas_window_spread_pct(4096),
+    check(0 < _l6_odd_k["pct_cublas"] - 100 < benchmark_record.cublas_window_spread_pct(4096),
           "본문: 4096×4096×4095의 100% 넘는 값은 cuBLAS 시간의 창 사이 흔들림 안이다")
 
 
