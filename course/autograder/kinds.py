@@ -29,6 +29,8 @@ import random
 from dataclasses import asdict, dataclass
 from typing import Callable
 
+from course.autograder.cases import DRAWN_ALPHA_BETA, DRAWN_CASES   # the SGEMM cases' draw, shared
+
 SGEMM_SIGNATURE = (("A", "pointer"), ("B", "pointer"), ("C", "pointer"), ("M", "int"), ("N", "int"), ("K", "int"),
                    ("lda", "int"), ("ldb", "int"), ("ldc", "int"), ("alpha", "float"), ("beta", "float"))
 REDUCE_SIGNATURE = (("P", "pointer"), ("C", "pointer"), ("M", "int"), ("N", "int"), ("ldp", "int"), ("ldc", "int"),
@@ -67,9 +69,7 @@ def parse_signature(value) -> tuple | None:
 # ----------------------------------------------------------------------------- splitk_reduce cases
 
 SLICES = (2, 3, 4, 5, 8)          # S values the drawn cases pick from
-REDUCE_DRAWN = 6
 REDUCE_SPEED_SLICES = 8           # the timed case: 8 slabs of speed.size x speed.size
-REDUCE_ALPHA_BETA = [(1.0, 0.0), (0.75, 0.0), (-1.25, 0.0), (1.0, 1.0), (-0.5, 1.5), (2.0, -0.75), (0.0, 1.25)]
 
 
 @dataclass(frozen=True)
@@ -134,12 +134,12 @@ def reduce_correctness_cases(spec, seed: int = 0) -> list[ReduceCase]:
             raise ValueError("a tight-rows case needs N a multiple of 4 (ldp = N)")
         out.append(ReduceCase(M, N, S, alpha, beta, *pads, edge=_reduce_edge(spec, M, N),
                               data_seed=fixed_rng.randrange(2 ** 32)))
-    for i in range(REDUCE_DRAWN):
+    for i in range(DRAWN_CASES):
         if i == 0:
             M, N = rows * rng.randint(1, 3), cols * rng.randint(1, 3)
         else:
             M, N = rng.randint(1, 3 * rows + 17), rng.randint(1, 3 * cols + 17)
-        alpha, beta = rng.choice(REDUCE_ALPHA_BETA)
+        alpha, beta = rng.choice(DRAWN_ALPHA_BETA)
         out.append(ReduceCase(M, N, rng.choice(SLICES), alpha, beta, *_reduce_pads(rng, N),
                               edge=_reduce_edge(spec, M, N), drawn=True, data_seed=rng.randrange(2 ** 32)))
     return out
