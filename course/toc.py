@@ -30,6 +30,24 @@ def with_modules(toc: dict, course: syllabus.Syllabus) -> dict:
     return {**toc, "parts": parts}
 
 
+def pages(path: Path) -> list[str]:
+    """Every page _toc.yml at `path` lists (the root first, then parts, chapters and sections in reading
+    order), as paths relative to the repository without the .md suffix."""
+    toc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    found = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries or []:
+            if "file" in entry:
+                found.append(entry["file"])
+            walk(entry.get("sections"))
+            walk(entry.get("chapters"))
+
+    for part in toc.get("parts", []):
+        walk(part.get("chapters"))
+    return found
+
+
 def render(toc: dict) -> str:
     return HEADER + yaml.safe_dump(toc, allow_unicode=True, sort_keys=False, width=120)
 

@@ -10,20 +10,9 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def book_pages() -> list[Path]:
-    import yaml
+    from course import toc
 
-    toc = yaml.safe_load((REPO / "_toc.yml").read_text(encoding="utf-8"))
-    files = [toc["root"]]
-
-    def walk(entries):
-        for e in entries or []:
-            if "file" in e:
-                files.append(e["file"])
-            walk(e.get("sections"))
-            walk(e.get("chapters"))
-
-    for part in toc.get("parts", []):
-        walk(part.get("chapters"))
+    files = toc.pages(REPO / "_toc.yml")
     return [REPO / (f + ".md") for f in files if "code-cell" in (REPO / (f + ".md")).read_text(encoding="utf-8")]
 
 

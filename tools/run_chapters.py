@@ -26,21 +26,11 @@ REPO = Path(__file__).resolve().parent.parent
 
 def toc_pages() -> list[Path]:
     """Pages of _toc.yml in order, as paths of their .md files."""
-    import yaml
+    if str(REPO) not in sys.path:   # run as `python tools/run_chapters.py` without the package installed
+        sys.path.insert(0, str(REPO))
+    from course import toc
 
-    toc = yaml.safe_load((REPO / "_toc.yml").read_text(encoding="utf-8"))
-    found: list[str] = [toc["root"]]
-
-    def walk(entries):
-        for entry in entries or []:
-            if "file" in entry:
-                found.append(entry["file"])
-            walk(entry.get("sections"))
-            walk(entry.get("chapters"))
-
-    for part in toc.get("parts", []):
-        walk(part.get("chapters"))
-    return [REPO / f"{name}.md" for name in found]
+    return [REPO / f"{name}.md" for name in toc.pages(REPO / "_toc.yml")]
 
 
 def has_code(path: Path) -> bool:
