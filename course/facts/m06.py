@@ -276,21 +276,17 @@ def sass_counts(check):
 
 
 # ============================================================ simulation 6: the bank model against Nsight
-def _model(expression, pad, width=4, passes=1):
-    """Average wavefronts of one warp request over k and the 8 warps (passes=2: 128-bit served per half-warp)."""
-    vals = []
-    for w in range(8):
-        for k in range(16 if width == 4 else 4):
-            req = banks.bank_request(rows=16, cols=16, padding=pad, width_bytes=width, bdx=16, bdy=16, warp=w,
-                                     expression=expression, k=k, service="warp")   # the rejected whole-warp pass
-            halves = (req.threads[:16], req.threads[16:])
-            vals.append(req.wavefronts if passes == 1 else
-                        sum(banks.summarize(half, width, req.pitch).wavefronts for half in halves))
+def model_wavefronts(expression, pad, width_bytes=4, service="warp"):
+    """Average wavefronts of one warp request of a 16x16 block over k and its 8 warps (sims.banks). The
+    chapter's table compares the rejected whole-warp pass (service "warp") with the course's half-warp model."""
+    vals = [banks.bank_request(rows=16, cols=16, padding=pad, width_bytes=width_bytes, bdx=16, bdy=16, warp=w,
+                               expression=expression, k=k, service=service).wavefronts
+            for w in range(8) for k in range(16 if width_bytes == 4 else 4)]
     return sum(vals) / len(vals)
 
 
-def _bs_colwalk(pad):
-    """Bs[k][ty] of the column walk (not a preset expression of sims.banks), averaged like _model."""
+def model_bs_colwalk(pad):
+    """Bs[k][ty] of the column walk (not a preset expression of sims.banks), averaged like model_wavefronts."""
     vals = [banks.summarize([banks.ThreadBankAccess(t, t % 16, t // 16, k, t // 16, (k * (16 + pad) + t // 16,))
                              for t in range(32 * w, 32 * w + 32)], 4, 16 + pad).wavefronts
             for w in range(8) for k in range(16)]
@@ -301,7 +297,8 @@ def _bs_colwalk(pad):
 def bank_model(check):
     """The chapter's tables of simulation 6 (sims.banks), recomputed against Nsight's counters and the times."""
     per_tile = ld_wavefronts_per_warp_tile
-    check((_model("store [ty][tx]", 0), _model("store [ty][tx]", 1)) == (1, 2), "본문: 저장 모델은 패딩 없음 1, 패딩 2")
+    check((model_wavefronts("store [ty][tx]", 0), model_wavefronts("store [ty][tx]", 1)) == (1, 2),
+          "본문: 저장 모델은 패딩 없음 1, 패딩 2")
     check(1 < tiled_profile["smem_st_wavefronts_per_instruction"] < 1.15
           and 2 < padded_profile["smem_st_wavefronts_per_instruction"] < 2.15,
           "본문: Nsight는 저장에서 1을 조금 넘는 값과 2를 조금 넘는 값을 잰다")
@@ -310,17 +307,18 @@ def bank_model(check):
           "본문: 저장 충돌은 패딩한 두 커널에서만 크게 뛴다")
     for kernel in ("sgemm_tiled_padded", "sgemm_tiled_colwalk_padded"):
         colwalk = "colwalk" in kernel
-        a_reads = _model("load [tx][k]" if colwalk else "load [ty][k]", 1)
-        b_reads = _bs_colwalk(1) if colwalk else _model("load [k][tx]", 1)
+        a_reads = model_wavefronts("load [tx][k]" if colwalk else "load [ty][k]", 1)
+        b_reads = model_bs_colwalk(1) if colwalk else model_wavefronts("load [k][tx]", 1)
         check(abs(16 * a_reads + 16 * b_reads - per_tile[kernel]) < 0.05 * per_tile[kernel],
               f"본문: 스칼라 읽기만 있는 {kernel}는 모델과 측정이 바로 맞다")
-    for kernel, expression, b_reads in (("sgemm_tiled", "load [ty][k]", _model("load [k][tx]", 0)),
-                                        ("sgemm_tiled_colwalk", "load [tx][k]", _bs_colwalk(0))):
+    for kernel, expression, b_reads in (("sgemm_tiled", "load [ty][k]", model_wavefronts("load [k][tx]", 0)),
+                                        ("sgemm_tiled_colwalk", "load [tx][k]", model_bs_colwalk(0))):
         measured = (per_tile[kernel] - 16 * b_reads) / tiled_sass[kernel].lds_widths["128"]
-        whole, half = _model(expression, 0, 16), _model(expression, 0, 16, passes=2)
+        whole, half = model_wavefronts(expression, 0, 16), model_wavefronts(expression, 0, 16, service="half-warp")
         check(abs(half - measured) < 0.1 * measured and abs(whole - measured / 2) < 0.1 * measured,
               f"본문: LDS.128은 반 워프씩 처리한 모델과 맞고, 워프 전체 모델은 꼭 절반 ({kernel})")
-    check((_model("load [ty][k]", 0, 16, passes=2), _model("load [tx][k]", 0, 16, passes=2)) == (2, 16),
+    check((model_wavefronts("load [ty][k]", 0, 16, service="half-warp"),
+           model_wavefronts("load [tx][k]", 0, 16, service="half-warp")) == (2, 16),
           "본문: 기본형의 LDS.128은 반 워프마다 1씩 2, 열 걷기는 8씩 16")
     check(tiled_profile["smem_ld_bank_conflicts"] < 1e-3 * tiled_profile["smem_ld_instructions"],
           "본문: 기본형의 읽기 충돌 카운터는 거의 0")
