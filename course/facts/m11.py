@@ -729,20 +729,14 @@ def quiz_numbers(check):
 # The course's one model (book/appendix/models.md, "LDS.128"): a 128-bit shared load is served per half-warp
 # of 16 lanes; within a half-warp, distinct words in one bank conflict and identical float4 broadcast. It is a
 # model fitted to module 6's measurements, not a documented hardware fact.
-HALF_WARP, BANKS = 16, 32
+HALF_WARP, BANKS = 16, 32   # lanes per LDS.128 pass, banks (the words the text lists)
 
 
-def half_warp_wavefronts(starts: list[int]) -> tuple[int, int]:
-    """(model wavefronts, conflict-free wavefronts) of one LDS.128 whose lanes start at these words."""
-    cost = ideal = 0
-    for half in (starts[:HALF_WARP], starts[HALF_WARP:]):
-        words = {s + i for s in set(half) for i in range(4)}
-        per_bank = {}
-        for w in words:
-            per_bank[w % BANKS] = per_bank.get(w % BANKS, 0) + 1
-        cost += max(per_bank.values())
-        ideal += -(-len(words) // BANKS)
-    return cost, ideal
+def lds128_cost(layout: str, operand: str) -> tuple[int, int]:
+    """(model wavefronts, conflict-free wavefronts) of the warp's first LDS.128 of A or B (k = 0, warp 0), for
+    the shipped shape and a lane layout: sims.warp_tiling's request under the course's half-warp model."""
+    request = wt.fragment_load(wt.warp_tiling(**{**wt.SHIPPED, "layout": layout}), operand).request
+    return request.wavefronts, request.ideal_wavefronts
 
 
 def first_fragment_starts(layout: str, operand: str) -> list[int]:
@@ -755,8 +749,8 @@ def first_fragment_starts(layout: str, operand: str) -> list[int]:
 
 _blocked = {op: first_fragment_starts("contiguous", op) for op in ("A", "B")}
 _shipped_layout = {op: first_fragment_starts(wt.SHIPPED.get("layout", "interleaved"), op) for op in ("A", "B")}
-_blocked_cost = {op: half_warp_wavefronts(s) for op, s in _blocked.items()}
-_shipped_cost = {op: half_warp_wavefronts(s) for op, s in _shipped_layout.items()}
+_blocked_cost = {op: lds128_cost("contiguous", op) for op in ("A", "B")}
+_shipped_cost = {op: lds128_cost(wt.SHIPPED.get("layout", "interleaved"), op) for op in ("A", "B")}
 _distinct_in_first_half = {op: sorted(set(s[:HALF_WARP])) for op, s in _blocked.items()}
 f.set("blk_a_words", ", ".join(str(w) for w in _distinct_in_first_half["A"]))
 f.set("blk_b_words", ", ".join(str(w) for w in _distinct_in_first_half["B"]))
