@@ -24,7 +24,6 @@ from course.autograder import cases as case_plans
 from course.autograder import kinds
 from course.autograder.spec import ExerciseSpec
 from course.autograder.verdict import CheckResult
-from korean_text import with_particle
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 SANITIZER_ENV = "COURSE_SANITIZER"       # path of compute-sanitizer, or "none" to act as if missing
@@ -428,7 +427,8 @@ def _correctness_message(diagnosis: str, example: dict, bad: list, outcomes: lis
                 "그리드가 C 전체를 덮는지(grid의 x·y와 행·열의 대응), 스레드가 맡은 원소를 모두 쓰는지 확인하세요."
                 + _element(example))
     err = f", 상대 오차 {example['rel_error']:.1e} (허용 1e-05)" if example.get("rel_error") is not None else ""
-    return (f"{where}{err}: {with_particle(_reference_name(spec), '와')} 값이 다릅니다 (wrong values)."
+    against = "cuBLAS와" if spec.kind == "sgemm" else "float64로 더한 기준값과"   # a name with no reading rule
+    return (f"{where}{err}: {against} 값이 다릅니다 (wrong values)."
             f"{_element(example)}{_values_hint(bad, outcomes, spec)}")
 
 
