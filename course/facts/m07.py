@@ -175,6 +175,34 @@ f.set("p_rb_not_selected", level3_profile["stalls"]["Not Selected"], ".2f")
 f.set("p_rb_short_sb", level3_profile["stalls"]["Short Scoreboard"], ".2f")
 f.set("p_rb_fma_pipe", level3_profile["fma_pipe_pct"], ".1f")
 f.set("p_rb_issue", level3_profile["issue_active_pct"], ".1f")
+f.set("p_rb_idle", 100 - level3_profile["issue_active_pct"], ".1f")
+
+
+def ready_warps(profile):
+    """Mean eligible warps per cycle (module 10's reading of Nsight's unit): in an issue-active cycle the selected
+    warp plus the Not Selected ones, in any other cycle none."""
+    return profile["issue_active_pct"] / 100 * (1 + profile["stalls"]["Not Selected"])
+
+
+f.set("p_rb_ready", ready_warps(level3_profile), ".2f")
+
+
+@f.claims
+def warps_are_not_plenty(check):
+    """The ILP dropdown, 다음 단계 and the summary: Not Selected is counted in issue cycles only, so it does not show
+    that 25% occupancy has warps to spare; readiness is bunched, and a second block per SM or a new loop fills gaps."""
+    rb, db = level3_profile, kernel_profiles["sgemm_double_buffer"]
+    stalls = {k: v for k, v in rb["stalls"].items() if k != "Selected"}
+    check(max(stalls, key=stalls.get) == "Not Selected" and rb["issue_active_pct"] < 70,
+          "본문: Not Selected가 가장 큰 스톨인데 명령을 낸 사이클은 70%도 안 된다")
+    check(ready_warps(rb) > 1 and 100 - rb["issue_active_pct"] > 30,
+          "본문: 준비된 워프는 사이클마다 평균 한 개가 넘는데 빈 사이클이 30% 넘는다 (준비된 워프가 몰려 있다)")
+    check(per_sm_pct_peak[1024] < per_sm_pct_peak[4096] and level3_occupancy.blocks_per_sm == 2
+          and grid_waves[1024].blocks < SMS,
+          "본문: SM마다 블록이 하나뿐인 1024³에서 일하는 SM 하나의 속도가 블록이 둘인 4096³보다 낮다")
+    check(db["theoretical_occupancy_pct"] == rb["theoretical_occupancy_pct"]
+          and db["issue_active_pct"] > rb["issue_active_pct"] + 10,
+          "본문: 모듈 8은 워프 수(점유율)를 그대로 두고 루프 구조를 바꿔 틈을 메운다 (발행 사이클이 크게 는다)")
 
 # ============================================================ padding that keeps the 16-byte alignment
 # Pitch 132 (RB_PAD=4), profiled and timed on 2026-11-25 (profiles.json "reference" entry with defines,
@@ -321,6 +349,32 @@ level3_excerpt = [" ".join(line.split(";")[0].split())
 reuse_run = [line for line in level3_excerpt if line.startswith("FFMA") and line.split(", ")[2] == "R36.reuse"]
 f.set("x_reuse_run", len(reuse_run), "d")
 
+# Values read against load instructions: one k-step reads 16 floats with LDS.128 (4 floats each)
+BK = 8
+f.set("lds_per_kstep", level3_sass.lds_widths["128"] // BK, "d")
+f.set("ffma_per_lds", MICRO_FFMA / level3_sass.lds_widths["128"], ".0f")
+lds_per_ffma = {key: p["smem_ld_instructions"] / (p["ffma_instructions"] / 32)
+                for key, p in (("rb", level3_profile), ("l2", level2_profile))}
+f.set("lds_ratio_l2_l3", lds_per_ffma["l2"] / lds_per_ffma["rb"], ".0f")
+level2_sass = sass.summarize(LEVEL2_KERNEL, "sm_90")
+
+
+@f.claims
+def values_and_instructions(check):
+    """The paragraphs after the inner/outer product table: floats read per FMA (4) and value reuse (8) against
+    load instructions per FFMA (LDS.128: 16 FFMA each), from the SASS record and Nsight's counts."""
+    floats, fmas = 8 + 8, 8 * 8
+    check(fmas / floats == 4 and 2 * fmas / floats == 8 and (fmas / floats) / (1 / 2) == 8,
+          "본문: float 하나당 FMA 4번, 값 하나는 FMA 8번, Level 2(0.5번, 1번)의 8배")
+    check(level3_sass.lds_widths == {"128": 4 * BK} and 4 * 4 == floats,
+          "본문: k 한 스텝의 float 16개를 LDS.128 4개로 읽는다")
+    check(MICRO_FFMA / level3_sass.lds_widths["128"] == 16 and lds_per_ffma["rb"] == 1 / 16,
+          "본문: 로드 명령 하나가 FFMA 16개를 먹여 살린다 (Nsight: FFMA 하나당 LDS 1/16)")
+    n128, n32 = level2_sass.lds_widths.get("128", 0), level2_sass.lds_widths.get("32", 0)
+    check(n128 * 4 == 16 and n32 == 16 and lds_per_ffma["l2"] == (n128 + n32) / 16,
+          "본문: Level 2는 As 읽기 넷을 LDS.128 하나로 묶고 Bs는 4 B씩 읽는다 (FFMA 16개마다 LDS 20개)")
+    check(lds_per_ffma["l2"] / lds_per_ffma["rb"] > 8, "본문: 명령으로 센 차이는 값으로 센 8배보다 크다")
+
 
 @f.claims
 def sass_level3(check):
@@ -464,12 +518,20 @@ def quiz_numbers(check):
     db_ms = bench.at("sgemm_double_buffer", N4)["median_ms"]
     db_profile = kernel_profiles["sgemm_double_buffer"]
     stalls = {k: v for k, v in level3_profile["stalls"].items() if k != "Selected"}
-    for quoted in (f"FMA 파이프는 {level3_profile['fma_pipe_pct']:.1f}%", f"{level3_profile['issue_active_pct']:.1f}%만",
+    for quoted in (f"명령을 낸 사이클은 {level3_profile['issue_active_pct']:.1f}%뿐",
+                   f"1024³에서는 일하는 SM 하나가 자기 FP32 최대의 {per_sm_pct_peak[1024]:.0f}%를",
+                   f"4096³에서는 {per_sm_pct_peak[4096]:.0f}%를",
+                   f"명령을 낸 사이클을 {db_profile['issue_active_pct']:.1f}%로",
                    f"시간을 {100 * (1 - db_ms / bench_4096[LEVEL3_KERNEL]['median_ms']):.0f}% 줄였다"):
         check(quoted in " ".join(q7.split()), f"퀴즈 m07-q07: 기록과 맞는 값 '{quoted}'")
-    check(max(stalls, key=stalls.get) == "Not Selected"
-          and db_profile["theoretical_occupancy_pct"] == level3_profile["theoretical_occupancy_pct"] == 25,
-          "퀴즈 m07-q07: Not Selected가 가장 큰 스톨, 더블 버퍼링도 같은 25% 점유율")
+    check(max(stalls, key=stalls.get) == "Not Selected" and ready_warps(level3_profile) > 1
+          and level3_profile["issue_active_pct"] < 70,
+          "퀴즈 m07-q07: Not Selected가 가장 큰 스톨이어도 명령을 낸 사이클은 70%도 안 된다 (준비된 워프가 몰려 있다)")
+    check(db_profile["theoretical_occupancy_pct"] == level3_profile["theoretical_occupancy_pct"] == 25
+          and db_profile["issue_active_pct"] > level3_profile["issue_active_pct"] and db_ms < bench_4096[LEVEL3_KERNEL]["median_ms"],
+          "퀴즈 m07-q07: 더블 버퍼링은 같은 25% 점유율에서 명령을 낸 사이클을 올리고 더 빠르다")
+    check(per_sm_pct_peak[1024] < per_sm_pct_peak[4096] and bounds3_sass.spills > 0,
+          "퀴즈 m07-q07: 블록이 더 있으면 틈이 주지만(1024³ 대 4096³), 셋째 블록의 값은 스필")
     check(roofline.occupancy(256, 128, 8192, "sm_90").occupancy_pct == 25
           and roofline.occupancy(256, 129, 8192, "sm_90").occupancy_pct == 12.5, "퀴즈 m07-q04: 128개면 25%, 129개면 12.5%")
     check(f"`LDS.128` {level3_sass.lds_widths['128']}개 중 {padded_sass.lds_widths['128']}개만 남고" in q5
