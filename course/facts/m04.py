@@ -10,7 +10,7 @@ from course.facts import Facts, quiz_text
 from course.facts.recorded_sass import sass
 from course.page import recorded
 from kernels.record import DATA_DIR
-from sims import coalescing, roofline
+from sims import coalescing
 
 f = Facts("m04")
 
@@ -94,6 +94,7 @@ f.set("dram_read_gb", naive_profile["dram_read_bytes"] / 1e9, ".1f")
 f.set("dram_over_min", naive_profile["dram_bytes"] / MIN_BYTES, ".0f")
 f.set("dram_share_of_l1", 100 * naive_profile["dram_read_bytes"] / l1_sector_bytes, ".0f")
 f.set("dram_ai", dram_intensity, ".1f")
+f.set("dram_ai_gain", THREAD_BYTES / naive_profile["dram_bytes"], ".0f")    # = DRAM intensity ÷ 0.25
 f.set("dram_roof_tflops", dram_intensity * bench_provenance["bandwidth_gbs"] / 1000, ".1f")
 f.set("naive_tflops_4096", naive_bench[4096]["gflops"] / 1000, ".1f")
 
@@ -133,8 +134,11 @@ def text_directions(check):
     check(naive_profile["achieved_occupancy_pct"] > 95, "본문: 달성 점유율은 거의 최대")
     check(dram_intensity * bench_provenance["bandwidth_gbs"] > 3 * naive_bench[4096]["gflops"],
           "본문: DRAM 대역폭은 이 커널의 천장이 아니다")
-    check(0.25 < bench_provenance["peak_gflops"] / bench_provenance["bandwidth_gbs"] / 10,
-          "본문: 스레드당 0.25 FLOP/B는 꺾임점보다 한참 낮다")
+    ridge = bench_provenance["peak_gflops"] / bench_provenance["bandwidth_gbs"]
+    check(FLOPS / THREAD_BYTES == 0.25 and THREAD_BYTES / naive_profile["dram_bytes"] > 10,
+          "본문: DRAM 기준 산술 강도는 스레드가 요청한 바이트로 센 0.25의 몇십 배 (요청의 대부분이 DRAM까지 가지 않았다)")
+    check(dram_intensity < ridge and naive_profile["dram_pct"] < 30,
+          "본문: DRAM 기준 산술 강도도 꺾임점보다 낮아 루프라인만 보면 DRAM 한계여야 하지만, DRAM 처리량은 낮다")
 
 
 WARPS_PER_SMSP = 16    # H100 (sm_90): 64 resident warps per SM over 4 schedulers
@@ -162,6 +166,9 @@ def sass_listing(check):
     check(not naive_sass.lds_widths and not naive_sass.sts_widths, "본문: 공유 메모리 명령(LDS, STS)이 없다")
     check(naive_sass.counts.get("LDG.E") == 1 and ab_loads == 2 * (naive_sass.ffma - 1),
           "본문: 펼쳐도 FFMA 하나에 로드 둘 (에필로그의 C 읽기와 FFMA 하나를 빼면)")
+    widths = {op for op in naive_sass.counts if op.startswith("LDG")}
+    check(widths == {"LDG.E", "LDG.E.CONSTANT"} and naive_sass.ldg_128 == 0 and 2 / (2 * 4) == 0.25,
+          "본문(진짜 원인 2): 로드가 모두 4 B짜리 32비트 LDG라 FMA 하나(2 FLOP)의 8 B가 로드 명령 둘이 된다")
 
 
 @f.claims
@@ -175,12 +182,25 @@ def quiz_numbers(check):
                    f"{naive_profile['achieved_occupancy_pct']:.1f}%",
                    f"요청당 섹터 수는 {naive_profile['sectors_per_request']:.1f}"):
         check(quoted in q8, f"퀴즈 m04-q08: 기록과 맞는 값 '{quoted}'")
-    a100 = roofline.A100_REFERENCE          # the source material's A100 figures (datasheet, not measured)
-    for quoted in (f"{a100.peak_gflops:,.0f} GFLOP/s ÷ {a100.bandwidth_gbs:,.0f} GB/s ≈ {a100.ridge_ai:.1f} FLOP/B",
-                   f"FP32 최대 {bench_provenance['peak_gflops']:,.0f} GFLOP/s ÷ 측정한 복사 대역폭 "
-                   f"{bench_provenance['bandwidth_gbs']:,.0f} GB/s ≈ "
-                   f"{bench_provenance['peak_gflops'] / bench_provenance['bandwidth_gbs']:.1f} FLOP/B"):
-        check(quoted in " ".join(q8.split()), f"퀴즈 m04-q08: 꺾임점 계산 '{quoted}'")
+    ridge = bench_provenance["peak_gflops"] / bench_provenance["bandwidth_gbs"]
+    for quoted in (f"FP32 최대 {bench_provenance['peak_gflops']:,.0f} GFLOP/s ÷ 측정한 복사 대역폭 "
+                   f"{bench_provenance['bandwidth_gbs']:,.0f} GB/s ≈ {ridge:.1f} FLOP/B",
+                   f"DRAM 바이트로 센 산술 강도 {dram_intensity:.1f} FLOP/B",
+                   f"최소량의 {naive_profile['dram_bytes'] / MIN_BYTES:.0f}배"):
+        check(quoted in " ".join(q8.split()), f"퀴즈 m04-q08: 꺾임점·DRAM 계산 '{quoted}'")
+    check(dram_intensity < ridge and naive_profile["dram_pct"] < 30 and naive_sass.ldg_128 == 0,
+          "퀴즈 m04-q08: DRAM 기준 산술 강도도 꺾임점보다 낮지만 DRAM은 한가하다; 로드는 모두 4 B짜리")
+    # The links to the next levels (modules 5-7's records): Level 2 keeps the DRAM bytes and is slower than Level 1;
+    # Level 3 cuts them.
+    level2, level3 = _profiles["sgemm_tiled"], _profiles["sgemm_register_blocking"]
+    quoted = (f"({naive_profile['dram_bytes'] / 1e9:.2f} → {level2['dram_bytes'] / 1e9:.2f} GB)",
+              f"DRAM 바이트는 {level3['dram_bytes'] / 1e9:.2f} GB")
+    for q in quoted:
+        check(q in " ".join(q8.split()), f"퀴즈 m04-q08: 다음 레벨의 기록 '{q}'")
+    check(naive_profile["dram_bytes"] < level2["dram_bytes"] < 1.1 * naive_profile["dram_bytes"]
+          and bench.at("sgemm_tiled", N4)["median_ms"] > bench.at("sgemm_coalesced", N4)["median_ms"]
+          and level3["dram_bytes"] < 0.1 * naive_profile["dram_bytes"],
+          "퀴즈 m04-q08: 타일링(Level 2)은 DRAM 바이트를 줄이지 못하고 Level 1보다 느리다; Level 3이 줄인다")
     check(f"{naive_profile['sectors_per_request']:.1f}" == "2.0" and "2.0으로" in quiz_text(4, "m04-q05"),
           "퀴즈 m04-q05: 요청당 섹터 2.0")
 
