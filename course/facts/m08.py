@@ -14,7 +14,7 @@ from course.facts.recorded_sass import sass
 from course.page import recorded
 from kernels.record import DATA_DIR
 from kernels.variants import LEVEL4_BOUNDS_1, LEVEL4_BOUNDS_2, level4_old_loop
-from sims import roofline
+from sims import pipeline, roofline
 from sims import warp_tiling
 
 f = Facts("m08")
@@ -394,6 +394,21 @@ def quiz_numbers(check):
     check(gain[1024] > max(gain[2048], gain[4096]) and 2 * waves[1024].blocks < SM_COUNT
           and f"{waves[1024].blocks}개" in q8, "퀴즈 m08-q08: 블록 64개뿐인 1024³에서 이득이 가장 컸다")
     check(smem_level3 == 8192 and smem_level4 == 16384 and "16,384" in quiz_text(8, "m08-q03"), "퀴즈 m08-q03: 16,384 B")
+
+
+@f.claims
+def quiz_simulation_8(check):
+    """m08-q06 under simulation 8's model: one load unit, loads never overlap, so more buffers cannot remove the
+    150 cycles (each tile's load keeps the unit busy 600 cycles)."""
+    q6 = quiz_text(8, "m08-q06")
+    schedule = pipeline.double_buffer_schedule(600, 450, num_tiles=8, stages=2)
+    loads = schedule.loads
+    check("600사이클" in q6 and "450사이클" in q6 and schedule.steady_idle_per_tile == 150,
+          "퀴즈 m08-q06: 시뮬레이션 8의 정상 상태 유휴 시간은 150사이클")
+    check(all(a.end <= b.start for a, b in zip(loads, loads[1:])) and schedule.steady_time_per_tile == 600
+          and "로드끼리 겹치지 않는다" in q6 and "150사이클은 그대로다" in q6,
+          "퀴즈 m08-q06: 로드끼리 겹치지 않으니 타일당 600사이클, 버퍼를 더 두어도 150사이클은 그대로")
+    check("스테이지를 늘리거나" not in q6, "퀴즈 m08-q06: 이 모델에서 스테이지를 늘리라는 처방은 하지 않는다")
 
 
 # ===================================== cuBLAS's own spread between timing windows (benchmarks.json)

@@ -13,9 +13,9 @@ from course.facts import Facts, quiz_text
 from course.facts.recorded_sass import sass
 from course.page import recorded
 from course.settings import load_settings
-from kernels import registry
+from kernels import devices, registry
 from kernels.record import DATA_DIR
-from sims import banks, pipeline
+from sims import banks, coalescing, pipeline
 
 f = Facts("m09")
 
@@ -106,6 +106,32 @@ f.set("off_a_kgroup", 8 * PITCH_A * 4, "#x")
 f.set("off_a_rowgroup", A_ROW_STEP * 4, "#x")
 f.set("off_b_row", B_ROW_STEP * BN * 4, "#x")
 f.set("off_a_ksrc", 8 * 4, "#x")
+
+
+def a_copy_request(lda=4096, k0=0):
+    """Global side of one warp's 4-byte A copy instruction (TileCopier: lane l reads row l / 8, k = k0 + l % 8),
+    as sims.coalescing counts a warp request."""
+    threads = [coalescing.ThreadAccess(lane, lane % 8, lane // 8, lane // 8, k0 + lane % 8,
+                                       (lane // 8) * lda + k0 + lane % 8, ((lane // 8) * lda + k0 + lane % 8) * 4,
+                                       4, True) for lane in range(32)]
+    return coalescing.summarize_request(threads, 4)
+
+
+f.set("a_copy_sectors", a_copy_request().sectors_per_request)
+
+
+@f.claims
+def a_copy_reads_whole_sectors(check):
+    from kernels.compiler import expanded_source    # reads the kernel text only (no compiling)
+
+    text = expanded_source(registry.get(LEVEL5_16BYTE).file)
+    check("const int a_m = warp * 4 + lane / 8;" in text and "a_k = lane % 8;" in text,
+          "본문: A 복사 명령 하나에서 레인 l은 행 l / 8, k = l % 8 (TileCopier)")
+    for k0 in range(0, BK, 8):
+        request = a_copy_request(k0=k0)
+        check(request.sectors_per_request == 4 and len({t.row for t in request.threads}) == 4
+              and request.useful_bytes == request.moved_bytes,
+              f"본문: 행마다 섹터 하나, 네 행에서 섹터 넷을 남김없이 쓴다 (k0 = {k0})")
 
 
 @f.claims
@@ -496,6 +522,87 @@ def tuning_directions(check):
     check(max(_cublas_main) / min(_cublas_main) - 1 > 0.02, "본문: cuBLAS 시간이 창마다 몇 % 흔들린다")
 
 
+# --- What one more stage costs: no registers (the tuner's record), shared memory, and where shared memory is
+# scarce, resident blocks (kernels.devices' occupancy rule, the configurations in device_configs.json) --------
+# A cp.async reads its address and src-size registers when it issues; a committed copy holds none. The tuner's
+# rows that differ only in STAGES therefore have the same registers.
+_regs_by_ring = {}
+for _r in TUNING_ROWS:
+    _regs_by_ring.setdefault((_r["kernel"], _r["BK"], _r["EARLY_BARRIER"], _r["M"]), set()).add(_r["registers"])
+_deep_regs_16byte = sorted({r["registers"] for r in TUNING_ROWS if r["kernel"] == LEVEL5_16BYTE and r["BK"] >= 16})
+f.set("deep_regs_v", "–".join(str(v) for v in _deep_regs_16byte))
+device_configs = json.loads((DATA_DIR / "device_configs.json").read_text(encoding="utf-8"))
+_configured = {(r["kernel"], r["device"]): r for r in device_configs["rows"]}
+_level5_of_class = {name: c["level5"] for c in device_configs["classes"] for name in c["devices"]}
+H100, A100 = devices.PROFILES["H100"], devices.PROFILES["A100-40GB"]
+# GPUs with 100 KiB of shared memory per SM (RTX 30xx/40xx, A10G, L4)
+SMALL_SMEM = [d for d in devices.PROFILES.values() if d.smem_per_sm < A100.smem_per_sm and d.has_cp_async]
+
+
+def resident_blocks(limits, stages, bk=BK):
+    """Level 5 blocks per SM on a listed GPU (its own configured registers, device_configs.json) for a ring of
+    `stages` stages of depth `bk`."""
+    registers = _configured[(LEVEL5_16BYTE, limits.name)]["registers"]
+    smem = registry.level5_smem({"BK": bk, "STAGES": stages})
+    return devices.occupancy(limits, THREADS, registers, smem)["blocks_per_sm"]
+
+
+f.set("smem_3st", registry.level5_smem({"BK": BK, "STAGES": 3}), ",")
+f.set("h100_blocks_3", resident_blocks(H100, 3))
+f.set("a100_smem_kib", A100.smem_per_sm // 1024)
+f.set("a100_blocks_2", resident_blocks(A100, 2))
+f.set("a100_blocks_3", resident_blocks(A100, 3))
+f.set("small_smem_kib", SMALL_SMEM[0].smem_per_sm // 1024)
+f.set("small_blocks_bk32", resident_blocks(SMALL_SMEM[0], 2))
+f.set("small_bk", _level5_of_class[SMALL_SMEM[0].name]["BK"])
+
+
+@f.claims
+def what_a_stage_costs(check):
+    check(all(len(regs) == 1 for regs in _regs_by_ring.values()),
+          "본문: BK와 이른 배리어가 같고 스테이지 수만 다른 구성들은 레지스터 수가 같다(async_tuning.json)")
+    check(len(_deep_regs_16byte) == 1, "본문: 16바이트 변형은 BK 16과 32의 모든 링에서 레지스터 수가 하나")
+    check({(r["BK"], r["STAGES"]) for r in TUNING_ROWS if r["kernel"] == LEVEL5_16BYTE and r["BK"] >= 16} >= {(16, 2), (16, 4)},
+          "본문: 그 링들에는 2스테이지와 4스테이지가 모두 있다")
+    check(f.l4_stage_regs_bk32 == str(BK) and BK == 32, "본문: Level 4 방식으로 BK 32 타일 하나를 더 앞서 두면 레지스터 32개")
+    check(len(pipeline.async_pipeline_trace(num_stages=3, num_tiles=4).steps)
+          - len(pipeline.async_pipeline_trace(num_stages=2, num_tiles=4).steps) == 1
+          and sum(s.phase == "prologue" for s in pipeline.async_pipeline_trace(num_stages=3, num_tiles=4).steps) == 2,
+          "본문: 프롤로그는 타일 S−1개를 발행한다(스테이지 하나에 프롤로그 한 걸음)")
+    check(resident_blocks(H100, 2) == resident_blocks(H100, 3) == 2, "본문: H100에서는 셋째 스테이지를 더해도 블록 두 개")
+    check((resident_blocks(A100, 2), resident_blocks(A100, 3)) == (2, 1)
+          and devices.occupancy(A100, THREADS, _configured[(LEVEL5_16BYTE, A100.name)]["registers"],
+                                registry.level5_smem({"BK": BK, "STAGES": 3}))["limiter"] == "shared memory",
+          "본문: A100에서는 셋째 스테이지가 블록을 2개에서 1개로 줄인다(공유 메모리가 제한)")
+    check({d.name for d in SMALL_SMEM} == {"RTX3090", "A10G", "L4", "RTX4090"}
+          and len({d.smem_per_sm for d in SMALL_SMEM}) == 1,
+          "본문: SM당 공유 메모리가 같은(100 KiB) GPU는 RTX 30xx·40xx, A10G, L4")
+    for d in SMALL_SMEM:
+        check(resident_blocks(d, 2) == 1 and _level5_of_class[d.name]["BK"] < BK
+              and resident_blocks(d, _level5_of_class[d.name]["STAGES"], _level5_of_class[d.name]["BK"])
+              == registry.LEVEL5_MIN_BLOCKS,
+              f"본문: {d.name}에서는 BK 32의 2스테이지 링도 블록 하나뿐이라, 구성은 블록 둘을 지키는 더 얕은 BK")
+
+
+# --- The two time models: module 9's ring (S−1 copies in flight: latency) and simulation 8 (one load unit:
+# loads never overlap, bandwidth). They agree at S = 2 only.
+def ring_idle(t_load, t_compute, stages):
+    """Idle compute time per tile of an S-stage ring whose S−1 copies are in flight together."""
+    return max(0.0, t_load - (stages - 1) * t_compute)
+
+
+@f.claims
+def two_time_models(check):
+    for t_load in (150, 450, 600, 900, 1350):
+        sim8 = pipeline.double_buffer_schedule(t_load, 450, num_tiles=16, stages=2)
+        loads = sim8.loads
+        check(sim8.steady_idle_per_tile == ring_idle(t_load, 450, 2), f"본문: 두 모델은 S = 2에서 같다 (T_load {t_load})")
+        check(all(a.end <= b.start for a, b in zip(loads, loads[1:])), "본문: 시뮬레이션 8의 로드는 서로 겹치지 않는다")
+        check(sim8.steady_time_per_tile >= t_load, "본문: 시뮬레이션 8에서는 타일마다 로드가 T_load씩 줄을 선다")
+    check(ring_idle(600, 450, 3) < pipeline.double_buffer_schedule(600, 450, stages=2).steady_idle_per_tile,
+          "본문: S = 3이면 두 모델의 답이 다르다")
+
+
 # --- The tail tests (tests/test_kernels_gpu.py::test_pipeline_tails): kernels, shape and K values -----
 TAIL_TEST_FILE = Path(__file__).resolve().parents[2] / "tests" / "test_kernels_gpu.py"
 # A copy of the course without its tests: the values of the test file when this chapter was written.
@@ -579,6 +686,12 @@ def quiz_numbers(check):
     check(all(_bk16_stage_spread(n) < 0.01 for n in tuning_sizes)
           and all(vs4(LEVEL5_16BYTE, 32, 3, 1, n) < vs4(LEVEL5_16BYTE, 32, 2, 0, n) for n in tuning_sizes),
           "퀴즈 m09-q10: BK 16의 2–4스테이지는 1% 안, BK 32에 셋째 스테이지(이른 배리어)를 더하면 2스테이지보다 빠르지 않다(흔들림 안)")
+    check("레지스터는 들지 않는다" in q10 and "술어를 들고 있을 레지스터" not in q10
+          and f"모든 링에서 {f.deep_regs_v}개" in q10 and all(len(regs) == 1 for regs in _regs_by_ring.values()),
+          "퀴즈 m09-q10: 스테이지는 레지스터를 들이지 않는다(스테이지 수만 다른 구성의 레지스터가 같다, 125개)")
+    check("A100이면 두 블록이 하나로" in q10 and (resident_blocks(A100, 2), resident_blocks(A100, 3)) == (2, 1)
+          and "164 KiB인 A100" in q10 and A100.smem_per_sm == 164 * 1024,
+          "퀴즈 m09-q10: A100(SM당 164 KiB)에서는 셋째 스테이지가 블록을 둘에서 하나로 줄인다")
 
 
 # --- Per-instruction stall samples of the 16-byte variant (book/data/source_stalls.json, Nsight Compute source page)
