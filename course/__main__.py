@@ -7,6 +7,7 @@ Commands
     validate     check the question banks against the schema / 문제 은행 검사
     exercise     kernel exercises: list, show, check a .cu file / 커널 실습 (course.autograder.cli)
     grade-code   check a folder of learners' kernels into a CSV (runs their code) / 커널 제출물 채점
+    unlock       instructor-signed unlock codes: keygen, code, verify / 잠금 해제 코드 (course.unlock)
 
 Exit codes
     0  done (grade: every file was graded cleanly; validate: the banks are valid and balanced)
@@ -17,10 +18,17 @@ Exit codes
        problems CSV (default: <gradebook>_problems.csv beside the gradebook)
        grade-code: the same, for kernel submissions
     4  exercise check: nothing failed, but checks were skipped (no GPU on this machine)
+    5  an unexpected internal error (a bug in the course tools): a Korean line, no traceback
+       (set SGEMM_COURSE_DEBUG=1 to see it)
+
+grade and grade-code never stop on one file: whatever a file holds or is named (bytes that are not
+UTF-8, control characters, lone surrogates, huge numbers), it is graded or listed in the problems
+CSV, and every CSV is written.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -31,6 +39,8 @@ from course.settings import SettingsError, load_settings
 
 EXIT_OK, EXIT_NOTHING_GRADED, EXIT_USAGE, EXIT_PROBLEMS = 0, 1, 2, 3
 EXIT_UNBALANCED = 1
+EXIT_INTERNAL = 5
+DEBUG_ENV = "SGEMM_COURSE_DEBUG"
 
 
 def _module_help() -> str:
@@ -45,7 +55,8 @@ def _parser() -> argparse.ArgumentParser:
                     "양식·정답지 내보내기, 제출 파일 채점 (export forms and keys, grade submissions).",
         epilog="종료 코드 / exit codes: 0 성공 (success); 1 grade: 채점된 제출 없음 (nothing graded), "
                "validate: 정답 위치·길이 치우침 (unbalanced keys); 2 사용법·설정 오류 (usage or setup error); "
-               "3 grade: 건너뛰거나 참고가 붙은 파일이 있음, problems CSV 참고 (some files skipped or noted).",
+               "3 grade: 건너뛰거나 참고가 붙은 파일이 있음, problems CSV 참고 (some files skipped or noted); "
+               "5 내부 오류 (internal error).",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--banks", metavar="DIR",
                         help="문제 은행 폴더 / question bank folder (기본값 default: course/banks, 또는 SGEMM_COURSE_BANKS)")
@@ -89,6 +100,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="통과 기준 문항 수 (기본값: _config.yml) / pass count override (default: _config.yml)")
     grade.add_argument("--require-integrity", action="store_true",
                        help="무결성 값 없는 파일도 건너뜀 / also skip files without an integrity digest")
+    grade.add_argument("--attempt-limit", type=_attempt_limit, metavar="N",
+                       help="시도 번호가 N을 넘는 제출에 경고 (기본값: _config.yml의 attempt_limit, 0은 제한 없음) / "
+                            "flag attempt numbers above N (default: attempt_limit in _config.yml; 0: no limit)")
 
     validate = sub.add_parser(
         "validate", help="문제 은행 검사 / validate the question banks",
@@ -135,6 +149,9 @@ def _parser() -> argparse.ArgumentParser:
                       help="모든 파일에 같은 시드 (기본: 파일마다 새 시드, CSV의 seed 열에 기록) / one seed for every "
                            "file (default: a fresh one per file, in the CSV's seed column)")
     code.add_argument("--no-gpu", action="store_true", help="컴파일과 SASS만 / compile and SASS checks only")
+    from course import unlock
+
+    unlock.add_parser(sub)
     return parser
 
 
@@ -147,6 +164,45 @@ def _pass_count(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"통과 기준은 1 이상이어야 합니다 (받은 값: {text!r})")
     return value
+
+
+def _attempt_limit(text) -> int:
+    """argparse type (and the check of _config.yml's attempt_limit): 0 (no limit) or a positive count."""
+    try:
+        value = int(str(text), 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"시도 횟수 제한은 0 이상의 정수여야 합니다 (받은 값: {text!r})") from None
+    if isinstance(text, bool) or not 0 <= value <= 10 ** 6:
+        raise argparse.ArgumentTypeError(f"시도 횟수 제한은 0 이상 1000000 이하여야 합니다 (받은 값: {text!r})")
+    return value
+
+
+def _configured_attempt_limit(config) -> int | None:
+    """course_settings.attempt_limit (None or 0: no limit); a bad value is a settings error."""
+    from course.unlock import course_settings_value
+
+    raw = course_settings_value("attempt_limit", config)
+    if raw is None:
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, int):
+        raise SettingsError(f"course_settings.attempt_limit는 0 이상의 정수여야 합니다 (받은 값: {raw!r})")
+    try:
+        return _attempt_limit(raw) or None
+    except argparse.ArgumentTypeError as exc:
+        raise SettingsError(f"course_settings.attempt_limit: {exc}") from None
+
+
+def _write_outputs(writers) -> bool:
+    """Run every (label, path, write) even when one fails; a failure is a Korean line. True when all wrote."""
+    ok = True
+    for label, path, write in writers:
+        try:
+            write()
+        except OSError as exc:
+            ok = False
+            print(f"오류 (error): {label} 파일을 쓸 수 없습니다: {instructor.shown_name(path)} "
+                  f"({instructor.printable(exc.strerror or exc)})", file=sys.stderr)
+    return ok
 
 
 def _export_form(args) -> int:
@@ -179,22 +235,29 @@ def _grade(args) -> int:
     marks, mark_problems = {}, []
     if args.manual_marks:
         marks, mark_problems = instructor.load_manual_marks(args.manual_marks, bank)
-    report = instructor.grade_folder(bank, folder, pass_count, marks, args.require_integrity)
+    limit = args.attempt_limit if args.attempt_limit is not None else _configured_attempt_limit(args.config)
+    limit = limit or None
+    report = instructor.grade_folder(bank, folder, pass_count, marks, args.require_integrity, attempt_limit=limit)
     graded_ids = {g.student_id for g in report.graded}
-    mark_problems += [f"수동 채점 파일의 학번 {sid}에 해당하는 제출이 없습니다" for sid in sorted(set(marks) - graded_ids)]
-    report.problems += [instructor.Problem(str(args.manual_marks), "ignored", "manual_mark", problem)
+    mark_problems += [f"수동 채점 파일의 학번 {instructor.printable(sid)}에 해당하는 제출이 없습니다"
+                      for sid in sorted(set(marks) - graded_ids)]
+    report.problems += [instructor.Problem(instructor.shown_name(args.manual_marks), "ignored", "manual_mark", problem)
                         for problem in mark_problems]
-    instructor.write_gradebook(report, args.out)
     problems_csv = args.problems or instructor.problems_path_for(args.out)
-    instructor.write_problems(report.problems, problems_csv)
-    if args.summary:
-        instructor.write_difficulty(report, args.summary)
+    written = _write_outputs([
+        ("문제 목록(problems CSV)", problems_csv, lambda: instructor.write_problems(report.problems, problems_csv)),
+        ("성적부(gradebook CSV)", args.out, lambda: instructor.write_gradebook(report, args.out)),
+        *([("요약(summary CSV)", args.summary, lambda: instructor.write_difficulty(report, args.summary))]
+          if args.summary else [])])
     for line in report.lines():
         print(line)
     rule = f"{pass_count}/{len(bank.ids)}" if pass_count is not None else "없음 (none)"
-    print(f"통과 기준 (pass rule): {rule}; 성적부 (gradebook): {args.out}; "
-          f"문제 목록 (problems): {problems_csv} ({len(report.problems)}건)"
-          + (f"; 요약 (summary): {args.summary}" if args.summary else ""))
+    shown = instructor.shown_name
+    print(f"통과 기준 (pass rule): {rule}; 시도 횟수 제한 (attempt limit): {limit or '없음 (none)'}; "
+          f"성적부 (gradebook): {shown(args.out)}; 문제 목록 (problems): {shown(problems_csv)} ({len(report.problems)}건)"
+          + (f"; 요약 (summary): {shown(args.summary)}" if args.summary else ""))
+    if not written:
+        return EXIT_USAGE
     if not report.graded:
         return EXIT_NOTHING_GRADED
     return EXIT_PROBLEMS if report.problems else EXIT_OK
@@ -268,23 +331,60 @@ def _grade_code(args) -> int:
     report = grade_code(spec, folder, args.time_limit, args.no_gpu,
                         progress=lambda line: print(line, file=sys.stderr, flush=True), seed=args.seed)
     problems_csv = args.problems or instructor.problems_path_for(args.out)
-    write_report(report, args.out, problems_csv)
-    passed = sum(1 for r in report.rows if r.verdict and r.verdict["passed"])
+    written = _write_outputs([
+        ("문제 목록(problems CSV)", problems_csv, lambda: write_report(report, None, problems_csv)),
+        ("결과(results CSV)", args.out, lambda: write_report(report, args.out, None))])
+    passed = sum(1 for r in report.rows if r.verdict and r.verdict.get("passed"))
     print(f"검사(checked): {len(report.rows)}개, 모두 통과(passed): {passed}개, 건너뜀(skipped): {len(report.skipped)}개")
+    label = {"skipped": "건너뜀", "graded": "참고  ", "ignored": "무시함"}
     for p in report.problems:
-        print(f"  {p.outcome}  {instructor.printable(p.file)}: {instructor.printable(p.reason)}")
-    print(f"결과 (results): {args.out}; 문제 목록 (problems): {problems_csv} ({len(report.problems)}건)")
+        print(f"  {label.get(p.outcome, p.outcome)}  {instructor.printable(p.file)}: {instructor.printable(p.reason)}")
+    print(instructor.problem_count_line(report.problems))
+    print(f"결과 (results): {instructor.shown_name(args.out)}; 문제 목록 (problems): {instructor.shown_name(problems_csv)} "
+          f"({len(report.problems)}건)")
+    if not written:
+        return EXIT_USAGE
     if not report.rows:
         return EXIT_NOTHING_GRADED
     return EXIT_PROBLEMS if report.problems else EXIT_OK
 
 
+def _unlock(args) -> int:
+    from course import unlock
+
+    return unlock.run(args)
+
+
 COMMANDS = {"export-form": _export_form, "export-key": _export_key, "grade": _grade, "validate": _validate, "toc": _toc,
-            "exercise": _exercise, "grade-code": _grade_code}
+            "exercise": _exercise, "grade-code": _grade_code, "unlock": _unlock}
+
+
+def _safe_streams() -> None:
+    """Terminal lines never stop the run: what the terminal cannot show is written as an escape."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError):
+            pass
 
 
 def main(argv=None) -> int:
+    _safe_streams()
     args = _parser().parse_args(argv)
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        print("중단했습니다 (interrupted).", file=sys.stderr)
+        return 130
+    except Exception as exc:   # noqa: BLE001 - the last guard: a Korean line, never a traceback
+        if os.environ.get(DEBUG_ENV):
+            raise
+        print(f"내부 오류 (internal error, {type(exc).__name__}): {instructor.printable(str(exc))[:300]}. "
+              f"강좌 도구의 버그입니다; {DEBUG_ENV}=1로 다시 실행하면 자세한 내용(traceback)이 나옵니다", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def _run(args) -> int:
     try:
         return COMMANDS[args.command](args)
     except BankError as exc:
@@ -296,7 +396,7 @@ def main(argv=None) -> int:
         print(f"설정 오류 (settings error): {exc}", file=sys.stderr)
         return EXIT_USAGE
     except OSError as exc:
-        print(f"파일 오류 (file error): {exc}", file=sys.stderr)
+        print(f"파일 오류 (file error): {instructor.printable(exc)}", file=sys.stderr)
         return EXIT_USAGE
 
 

@@ -5,8 +5,10 @@ Grading is authoritative from the bank: every submission is re-graded with
 course.grading in "instructor" mode (self-assessments never count; free items stay
 "pending" unless a manual mark is given). Scores written inside a submission are ignored.
 
-Every file is judged alone: whatever one file holds (deep nesting, huge numbers, values of the
-wrong type), it is graded or listed, never the end of the run. Files that cannot be graded are
+Every file is judged alone: whatever one file holds (deep nesting, huge numbers such as a 400-digit
+integer or 1e400, NaN, values of the wrong type, lone surrogates in its text) and whatever its name
+is made of (bytes that are not UTF-8, such as a CP949 name from a Korean Windows ZIP, control or
+bidirectional characters), it is graded or listed, never the end of the run. Files that cannot be graded are
 skipped and listed: symbolic links and hard links whose other names lie outside the folder (never
 followed, so nothing outside the submissions folder is read), anything that is not a regular file,
 files that are not ``*.json``, files over MAX_SUBMISSION_BYTES, unreadable, malformed or too deeply
@@ -15,14 +17,15 @@ integrity mismatch (tampered), and duplicates (same student and module: the late
 is kept, the others are listed; equal times say so and are broken by attempt number, then file
 name). Graded files with something to know are listed too: no integrity digest, a changed bank, a
 choice order or variant that does not match its seed, a ``submitted_at`` in the future, a file name
-that names another student, one anonymous learner id under several student ids. The gradebook shows
-the attempt number, the file and those warnings per student. ``write_problems`` writes the whole
-list as a CSV.
+that names another student, one anonymous learner id under several student ids, a file name or a
+student id that had to be shown escaped, an attempt number above the course's attempt limit. The
+gradebook shows the attempt number, the file and those warnings per student. ``write_problems``
+writes the whole list as a CSV.
 
-Every CSV goes through ``write_safe_csv``: text cells that a spreadsheet would run as a formula are
-neutralised (``safe_cell``: also behind invisible leading characters and in every Unicode form of
-= + - @), control characters are made visible, numbers stay numbers. Terminal output goes through
-``printable``. Other modules that write CSVs for instructors should use the same functions.
+Every CSV goes through course.csv_safe.write_safe_csv (cells a spreadsheet never runs, control
+characters and undecodable bytes made visible, the file replaced in one step); terminal output goes
+through ``printable`` and file names through ``shown_name``. Other modules that write CSVs for
+instructors should use the same functions.
 
 Manual marks CSV (``--manual-marks``): columns ``student_id,question_id,mark`` (an
 optional ``comment`` column is ignored); ``mark`` is a fraction of the question between
@@ -33,16 +36,16 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 import os
 import re
-import stat
-import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from course.bank import Bank, answer_key, student_view
+from course.csv_safe import (FORMULA_TRIGGERS, formula_start, name_note, printable, safe_cell, shown_name,
+                             unneutralised as _unneutralised, write_safe_csv)
+from course.files import read_bytes_nofollow, regular_files
 from course.grading import QuizResult, grade_quiz
 from korean_text import with_particle
 from course.shuffle import shuffled_ids
@@ -61,8 +64,10 @@ __all__ = [
     "grade_folder",
     "load_manual_marks",
     "printable",
+    "problem_count_line",
     "problems_path_for",
     "safe_cell",
+    "shown_name",
     "write_difficulty",
     "write_gradebook",
     "write_problems",
@@ -79,107 +84,6 @@ TYPE_HELP = {
     "code": "코드 빈칸 — {빈칸 id: 코드} (예: {\"b1\": \"row\"})",
     "free": "서술형 — 문자열",
 }
-
-
-# ---------------------------------------------------------------------------- spreadsheet-safe CSV
-
-# A cell starting with one of these is read as a formula by Excel, LibreOffice or Google Sheets
-# (OWASP "CSV Injection"); the full-width forms are included because some spreadsheet setups
-# (East Asian input) convert them to their ASCII twins. safe_cell goes further (formula_start).
-FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
-# Every Unicode form of = + - @ (full-width, small, superscript, subscript, heavy, the minus sign ...).
-_FORMULA_NAME = re.compile(r"\b(EQUALS SIGN|PLUS SIGN|MINUS SIGN|MINUS|HYPHEN-MINUS|COMMERCIAL AT)$")
-# Letters that show nothing: a leading one hides a formula from the eye but not from a spreadsheet.
-_BLANK_LETTERS = {"\u115f", "\u1160", "\u3164", "\uffa0", "\u2800"}
-_CONTROL_NAMES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-def _invisible(ch: str) -> bool:
-    return unicodedata.category(ch) in ("Cc", "Cf", "Zs", "Zl", "Zp", "Mn", "Me") or ch in _BLANK_LETTERS
-
-
-def _formula_char(ch: str) -> bool:
-    if ch in FORMULA_TRIGGERS or unicodedata.normalize("NFKC", ch)[:1] in "=+-@":
-        return True
-    return bool(_FORMULA_NAME.search(unicodedata.name(ch, "")))
-
-
-def formula_start(text: str) -> bool:
-    """Would a spreadsheet (or a person copying the cell) read this text as a formula?"""
-    if text[:1] in FORMULA_TRIGGERS:
-        return True
-    for ch in text:
-        if not _invisible(ch):
-            return _formula_char(ch)
-    return False
-
-
-def _visible_control(ch: str) -> bool:
-    return unicodedata.category(ch) in ("Cc", "Cf")
-
-
-def printable(text, keep_tabs: bool = False, keep_newlines: bool = False) -> str:
-    """Text safe to print on a terminal or keep in a CSV: control and format characters (ANSI escapes,
-    bidirectional overrides, zero-width characters) become visible escapes such as \\x1b or \\u202e."""
-    out = []
-    for ch in str(text):
-        if (ch == "\t" and keep_tabs) or (ch == "\n" and keep_newlines) or not _visible_control(ch):
-            out.append(ch)
-        else:
-            out.append(_CONTROL_NAMES.get(ch) or (f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}"))
-    return "".join(out)
-
-
-def _plain_number(value) -> bool:
-    """A number a spreadsheet shows as it is: finite, and not an integer too long for a double."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    if isinstance(value, int):
-        return abs(value) < 10 ** 15
-    return math.isfinite(value)
-
-
-def safe_cell(value):
-    """One CSV cell that a spreadsheet shows and never runs.
-
-    Numbers (int below 10**15 or finite float, not bool) stay numbers, so negative values in numeric
-    columns are untouched (floats are rounded to 4 decimals, integral ones written as ints); a
-    310-digit integer becomes text. Everything else becomes text: control characters made visible
-    (printable; line breaks and tabs kept), and text that starts with a formula trigger, also after
-    invisible leading characters or in any Unicode form, gets a leading apostrophe, as OWASP
-    recommends: ``=1+1`` -> ``'=1+1``, ``-3`` (text) -> ``'-3``. None is the empty cell.
-    """
-    if value is None:
-        return ""
-    if _plain_number(value):
-        if isinstance(value, float):
-            return int(value) if value.is_integer() else round(value, 4)
-        return value
-    text = printable(value, keep_tabs=True, keep_newlines=True)
-    if formula_start(str(value)) or formula_start(text):
-        return "'" + text
-    return text
-
-
-def write_safe_csv(path: str | os.PathLike, header, rows) -> Path:
-    """Write a CSV for spreadsheets: UTF-8 with BOM (Excel reads the Korean), every cell through
-    safe_cell, every text cell in double quotes (so a separator or quote inside a value cannot
-    start a new cell, whatever separator the spreadsheet assumes), numbers unquoted."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8-sig") as handle:
-        writer = csv.writer(handle, quoting=csv.QUOTE_NONNUMERIC)
-        writer.writerow([safe_cell(cell) for cell in header])
-        for row in rows:
-            writer.writerow([safe_cell(cell) for cell in row])
-    return path
-
-
-def _unneutralised(text: str) -> str:
-    """A value read back from one of our CSVs, without the apostrophe safe_cell added."""
-    if text.startswith("'") and formula_start(text[1:]):
-        return text[1:]
-    return text
 
 
 # ---------------------------------------------------------------------------- export
@@ -318,6 +222,9 @@ PROBLEM_KINDS = {
     "future_time": "submitted_at lies in the future",
     "id_mismatch": "the file name names another student id than the file's content",
     "shared_learner": "one anonymous learner id appears under several student ids",
+    "odd_file_name": "the file name is not UTF-8 or holds control/bidi characters (shown escaped; graded)",
+    "odd_student_id": "the student id or name holds control/bidi characters or lone surrogates (shown escaped)",
+    "attempts_over_limit": "the recorded attempt number is above the attempt limit (--attempt-limit)",
     "manual_mark": "a row of the manual-marks file that was not applied",
 }
 MAX_JSON_DEPTH = 32                 # a real submission nests 4 levels deep
@@ -341,22 +248,49 @@ class GradeReport:
         return [p for p in self.problems if p.outcome == "graded"]
 
     def add(self, path, outcome: str, kind: str, reason: str, student_id: str = "") -> None:
+        """List one problem. A skipped file whose name is odd (not UTF-8, control characters) says so
+        in its reason; a graded one gets its own odd_file_name note instead."""
+        if outcome != "graded" and isinstance(path, Path):
+            odd = name_note(self._relative(path))
+            if odd:
+                reason = f"{reason} ({odd})"
         self.problems.append(Problem(self._name(path), outcome, kind, reason, student_id))
 
-    def _name(self, path) -> str:
-        if isinstance(path, Path) and self.folder is not None:
+    def _relative(self, path: Path):
+        if self.folder is not None:
             try:
-                return path.relative_to(self.folder).as_posix()
+                return path.relative_to(self.folder)
             except ValueError:
                 pass
-        return str(path)
+        return path
+
+    def _name(self, path) -> str:
+        """The path inside the submissions folder, shown safely (course.csv_safe.shown_name)."""
+        if isinstance(path, Path) and self.folder is not None:
+            try:
+                return shown_name(path.relative_to(self.folder).as_posix())
+            except ValueError:
+                pass
+        return shown_name(path)
 
     def lines(self) -> list[str]:
         """The report for a terminal: ids, names and reasons with their control characters made visible."""
         label = {"skipped": "건너뜀", "graded": "참고  ", "ignored": "무시함"}
         out = [f"채점(graded): {len(self.graded)}개, 건너뜀(skipped): {len(self.skipped)}개"]
         out += [f"  {label[p.outcome]}  {printable(p.file)}: {printable(p.reason)}" for p in self.problems]
+        out.append(problem_count_line(self.problems))
         return out
+
+
+def problem_count_line(problems) -> str:
+    """One Korean line: how many problems, by outcome (the terminal's summary of the problems CSV)."""
+    if not problems:
+        return "문제(problems): 없음"
+    counts = {outcome: sum(1 for p in problems if p.outcome == outcome) for outcome in ("skipped", "graded", "ignored")}
+    parts = [f"{label} {counts[o]}건" for o, label in (("skipped", "건너뜀"), ("graded", "참고"), ("ignored", "무시함"))
+             if counts[o]]
+    files = len({p.file for p in problems})
+    return f"문제(problems): {len(problems)}건, 파일 {files}개 ({', '.join(parts)}); 자세한 내용은 problems CSV에 있습니다"
 
 
 def load_manual_marks(path: str | os.PathLike, bank: Bank) -> tuple[dict, list[str]]:
@@ -398,77 +332,7 @@ def load_manual_marks(path: str | os.PathLike, bank: Bank) -> tuple[dict, list[s
     return {sid: m for sid, m in marks.items() if m}, problems
 
 
-# ---------------------------------------------------------------------------- the files of a folder
-
-def regular_files(folder: Path, report, suffixes: tuple, kind_wrong_suffix: str, wrong_suffix_reason: str,
-                  max_bytes: int | None = None) -> list[Path]:
-    """Regular files with one of `suffixes` under folder, never through a symbolic link; everything
-    else found on the way goes to report.add (symbolic links, hard links with a name outside the
-    folder, other file types, other suffixes, files over max_bytes). Shared by `grade` and `grade-code`."""
-    found, links_inside = [], {}
-
-    def unreadable_folder(error: OSError) -> None:
-        report.add(Path(error.filename), "skipped", "unreadable", f"폴더를 읽을 수 없습니다 ({error.strerror})")
-
-    entries = []
-    for top, dirs, files in os.walk(folder, onerror=unreadable_folder, followlinks=False):
-        top_path = Path(top)
-        for name in sorted(dirs):
-            if (top_path / name).is_symlink():
-                report.add(top_path / name, "skipped", "symlink", "심볼릭 링크(symbolic link)인 폴더는 따라가지 않습니다")
-        dirs[:] = sorted(d for d in dirs if not (top_path / d).is_symlink())
-        for name in sorted(files):
-            path = top_path / name
-            try:
-                info = path.lstat()
-            except OSError as exc:
-                report.add(path, "skipped", "unreadable", f"파일 정보를 읽을 수 없습니다 ({exc.strerror})")
-                continue
-            entries.append((path, info))
-            if stat.S_ISREG(info.st_mode):
-                key = (info.st_dev, info.st_ino)
-                links_inside[key] = links_inside.get(key, 0) + 1
-    for path, info in entries:
-        if stat.S_ISLNK(info.st_mode):
-            report.add(path, "skipped", "symlink", "심볼릭 링크(symbolic link)는 따라가지 않습니다")
-        elif not stat.S_ISREG(info.st_mode):
-            report.add(path, "skipped", "not_regular_file", "일반 파일이 아닙니다 (FIFO, 장치, 소켓 등)")
-        elif info.st_nlink > links_inside[(info.st_dev, info.st_ino)]:
-            report.add(path, "skipped", "hardlink", "하드 링크(hard link)이고 같은 파일의 다른 이름이 제출 폴더 밖에 "
-                                                    "있습니다. 폴더 밖의 파일로 보고 읽지 않습니다 (심볼릭 링크와 같음)")
-        elif path.suffix.lower() not in suffixes:
-            report.add(path, "skipped", kind_wrong_suffix, wrong_suffix_reason)
-        elif max_bytes is not None and info.st_size > max_bytes:
-            report.add(path, "skipped", "too_large",
-                       f"제출 파일로 보기에 너무 큽니다 ({info.st_size:,} B > {max_bytes:,} B)")
-        else:
-            found.append(path)
-    return sorted(found)
-
-
-def read_bytes_nofollow(path: Path, limit: int) -> bytes:
-    """The file's bytes (at most limit + 1); refuses a path that became a symbolic link, a non-regular
-    file or a hard link to something outside after it was listed (O_NOFOLLOW where the system has it)."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    before = os.lstat(path)
-    fd = os.open(path, flags)
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(0, "일반 파일이 아닙니다")
-        if (info.st_dev, info.st_ino, info.st_nlink) != (before.st_dev, before.st_ino, before.st_nlink):
-            raise OSError(0, "목록을 만든 뒤 파일이 바뀌었습니다")
-        chunks, left = [], limit + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 16))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
-
+# ---------------------------------------------------------------------------- reading one file
 
 def _read_submission(path: Path):
     """(document, None) or (None, (kind, Korean reason))."""
@@ -522,6 +386,30 @@ def _claimed_id_problem(path: Path, sid: str) -> str | None:
     return None
 
 
+def _odd_text_notes(report: GradeReport, path: Path, doc: dict) -> list[tuple]:
+    """Notes on a graded file whose name or student id/name had to be shown escaped."""
+    notes = []
+    odd = name_note(report._relative(path))
+    if odd:
+        notes.append(("odd_file_name", odd))
+    student = doc.get("student") or {}
+    shown = [(label, value) for label, value in (("학번(student.id)", student.get("id")),
+                                                 ("이름(student.name)", student.get("name")))
+             if isinstance(value, str) and printable(value) != value]
+    if shown:
+        notes.append(("odd_student_id", ", ".join(f"{label} {printable(value)}" for label, value in shown)
+                      + "에 제어 문자, 방향 바꿈 문자(bidi)나 짝 없는 서러게이트(lone surrogate)가 있어 보이게 적었습니다: "
+                        "학생이 적은 값인지 확인하세요"))
+    return notes
+
+
+def _attempt_note(attempt, limit: int | None) -> list[tuple]:
+    if limit is None or not isinstance(attempt, int) or attempt <= limit:
+        return []
+    return [("attempts_over_limit", f"시도 번호(attempt)가 {attempt}(으)로 허용 횟수 {limit}회를 넘습니다 "
+                                    "(attempt_limit); 시도 번호는 학생의 브라우저가 센 값입니다")]
+
+
 def _notes_for(doc: dict, bank: Bank, integrity: str, path: Path, now: datetime) -> list[tuple]:
     notes = []
     if integrity == "absent":
@@ -549,7 +437,7 @@ def _notes_for(doc: dict, bank: Bank, integrity: str, path: Path, now: datetime)
 
 
 def _judge_file(report: GradeReport, path: Path, bank: Bank, pass_count, manual_marks: dict,
-                require_integrity: bool, now: datetime) -> GradedSubmission | None:
+                require_integrity: bool, now: datetime, attempt_limit: int | None = None) -> GradedSubmission | None:
     doc, error = _read_submission(path)
     if error:
         report.add(path, "skipped", *error)
@@ -571,17 +459,19 @@ def _judge_file(report: GradeReport, path: Path, bank: Bank, pass_count, manual_
     questions = questions_for_submission(bank.questions, presentation) if presentation else list(bank.questions)
     result = grade_quiz(questions, doc["answers"], None, pass_count, mode="instructor",
                         manual_marks=manual_marks.get(sid))
+    notes = (_notes_for(doc, bank, integrity, path, now) + _odd_text_notes(report, path, doc)
+             + _attempt_note(presentation.get("attempt"), attempt_limit))
     return GradedSubmission(path, sid, str(doc["student"].get("name", "")).strip(), doc["submitted_at"], result,
-                            _notes_for(doc, bank, integrity, path, now), presentation.get("attempt"),
-                            presentation.get("learner", ""), report._name(path))
+                            notes, presentation.get("attempt"), presentation.get("learner", ""), report._name(path))
 
 
 def grade_folder(bank: Bank, folder: str | os.PathLike, pass_count: int | None,
                  manual_marks: dict | None = None, require_integrity: bool = False,
-                 now: datetime | None = None) -> GradeReport:
+                 now: datetime | None = None, attempt_limit: int | None = None) -> GradeReport:
     """Grade every regular *.json under folder (recursively, sorted, never through a link) against
     bank; everything else found there is listed in report.problems. One file's trouble, of whatever
-    kind, is that file's problem: the others are graded."""
+    kind, is that file's problem: the others are graded. attempt_limit: a graded submission whose
+    recorded attempt number is above it gets the note attempts_over_limit (None: no limit)."""
     folder = Path(folder)
     report = GradeReport(bank, folder)
     manual_marks = manual_marks or {}
@@ -590,7 +480,7 @@ def grade_folder(bank: Bank, folder: str | os.PathLike, pass_count: int | None,
     files = regular_files(folder, report, (".json",), "not_json", "제출 파일(*.json)이 아닙니다", MAX_SUBMISSION_BYTES)
     for path in files:
         try:
-            graded = _judge_file(report, path, bank, pass_count, manual_marks, require_integrity, now)
+            graded = _judge_file(report, path, bank, pass_count, manual_marks, require_integrity, now, attempt_limit)
         except Exception as exc:   # noqa: BLE001 - one file never stops the run
             report.add(path, "skipped", "unjudgeable",
                        f"이 파일을 채점하다가 예상하지 못한 오류가 났습니다 ({type(exc).__name__}); 나머지 파일은 채점했습니다")

@@ -33,7 +33,8 @@ typed (or a number); code → {blank id: text}; free → text.
 
 Integrity: SHA-256 (hex) of the canonical JSON of the whole object without the
 ``integrity`` key. Canonical JSON = keys sorted, no spaces (``","`` and ``":"``),
-non-ASCII characters written as they are, UTF-8. It detects a file edited by hand
+non-ASCII characters written as they are (a lone surrogate as its ``\\uXXXX`` escape, as the
+browser's JSON.stringify writes it), UTF-8. It detects a file edited by hand
 (e.g. an answer changed after the fact); it is not a signature, since anyone can
 recompute it. ``null`` means the writer could not compute it (a browser without
 ``crypto.subtle``); the grader then grades it and notes the absence.
@@ -43,6 +44,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from datetime import datetime, timezone
 
@@ -64,8 +66,15 @@ FORMAT = "sgemm-course-submission"
 VERSION = 1
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def canonical_json(obj) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    """Keys sorted, no spaces, non-ASCII as it is; a lone surrogate (which a hand-made file may hold,
+    and which has no UTF-8 form) is written as its \\uXXXX escape, as the browser's JSON.stringify
+    writes it, so both sides hash the same bytes."""
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def integrity_digest(doc: dict) -> str:
@@ -189,10 +198,26 @@ def check_submission(doc, bank) -> list[str]:
     if "presentation" in doc and not _valid_presentation(doc["presentation"]):
         problems.append("presentation은 {learner: 문자열, attempt: 양의 정수, choice_order: {문항 id: [선택지 id]}, "
                         "variants(선택): {문항 id: {이름: 수}}} 객체여야 합니다")
+    elif "presentation" in doc and not _plain_variants(doc["presentation"]):
+        problems.append(f"presentation.variants의 값이 유한한 수가 아니거나 너무 큽니다 (절댓값 {MAX_VARIANT_VALUE:g} "
+                        "이하여야 합니다): 변형 문항의 값은 작은 수입니다. 손으로 고친 파일인지 확인하세요")
     return problems
 
 
 MAX_ATTEMPT = 10 ** 6
+MAX_VARIANT_VALUE = 1e15     # a variant parameter is a tile size, a count, a few digits
+
+
+def _plain_variants(value: dict) -> bool:
+    """Every recorded variant parameter is a finite number of a sane size (a 400-digit integer or
+    1e400 cannot be compared, or drawn again, as a float)."""
+    for params in (value.get("variants") or {}).values():
+        for v in params.values():
+            if isinstance(v, int) and abs(v) > MAX_VARIANT_VALUE:
+                return False
+            if isinstance(v, float) and not (math.isfinite(v) and abs(v) <= MAX_VARIANT_VALUE):
+                return False
+    return True
 
 
 def _valid_presentation(value) -> bool:

@@ -590,3 +590,116 @@ def test_pass_count_beyond_the_question_count_is_a_usage_error(tmp_path):
                    "--pass-count", 99).returncode == 2
     assert run_cli("grade", "--module", 6, "--submissions", folder, "--out", tmp_path / "g.csv",
                    "--pass-count", 0).returncode == 2
+
+
+# ---------------------------------------------------------------- names of any bytes, ids of any text, numbers of any size
+
+def odd_named_folder(tmp_path):
+    """crafted_folder plus what a Korean LMS download gives: CP949 names (a stray .txt too), bytes that are
+    not UTF-8, control characters in a name, lone surrogates in an id, a 400-digit number and 1e400."""
+    folder = crafted_folder(tmp_path)
+    raw = os.fsencode(folder)
+    good = json.dumps(submission("K1", ALL_RIGHT, "2026-11-22T10:00:00.000Z"), ensure_ascii=False)
+    with open(raw + b"/" + "홍길동_제출.json".encode("cp949"), "w", encoding="utf-8") as handle:
+        handle.write(good)
+    with open(raw + b"/" + "메모.txt".encode("cp949"), "wb") as handle:
+        handle.write(b"not a submission")
+    os.mkdir(raw + b"/" + "3반".encode("cp949"))
+    with open(raw + b"/" + "3반".encode("cp949") + b"/bad\xff\xfe.json", "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(submission("K2", ALL_RIGHT, "2026-11-22T10:00:00.000Z")))
+    write(folder, "name\x1b[31m\u202e\x07.json", submission("K3", ALL_RIGHT, "2026-11-22T10:00:00.000Z"))
+    lone = submission("SURROGATE", ALL_RIGHT, "2026-11-22T10:00:00.000Z")
+    lone["integrity"] = None
+    write(folder, "surrogate.json", json.dumps(lone).replace('"SURROGATE"', '"S\\udc80\\ud800x"'))
+    big = submission("BIG1", dict(ALL_RIGHT, **{"m06-q03": "9" * 400}), "2026-11-22T10:00:00.000Z")
+    write(folder, "big_text.json", big)
+    variant = submission("BIG2", ALL_RIGHT, "2026-11-22T10:00:00.000Z", presentation={
+        "learner": "x", "attempt": 3, "choice_order": {}, "variants": {"m06-q03": {"T": 10 ** 400}}})
+    write(folder, "big_variant.json", variant)
+    inf = submission("INF1", ALL_RIGHT, "2026-11-22T10:00:00.000Z")
+    inf["integrity"] = None
+    write(folder, "inf.json", json.dumps(inf, ensure_ascii=False).replace('"8,192 B"', "1e400"))
+    write(folder, "nan.json", json.dumps(inf, ensure_ascii=False).replace('"8,192 B"', "NaN").replace("INF1", "NAN1"))
+    return folder
+
+
+def test_grade_lists_every_odd_name_and_writes_every_csv(tmp_path):
+    folder = odd_named_folder(tmp_path)
+    out, summary = tmp_path / "g.csv", tmp_path / "s.csv"
+    proc = run_cli("grade", "--module", 6, "--submissions", folder, "--out", out, "--summary", summary)
+    assert proc.returncode in (0, 3), proc.stdout + proc.stderr
+    assert proc.returncode == 3 and "Traceback" not in proc.stderr
+    for path in (out, summary, problems_path_for(out)):
+        raw = path.read_bytes()
+        assert raw.startswith(b"\xef\xbb\xbf")                            # UTF-8 with BOM, as every CSV
+        text = raw.decode("utf-8-sig")                                     # strict: no surrogate got through
+        assert not re.search("[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u202a-\u202e]", text)   # \r\n ends rows
+        assert list(csv.reader(text.splitlines()))
+    rows = {r["student_id"]: r for r in read_csv(out)}
+    assert {"K1", "K2", "K3", "BIG1", "INF1", "NAN1", "S\\udc80\\ud800x"} <= set(rows)
+    assert rows["BIG1"]["m06-q03"] == "0" and rows["INF1"]["m06-q03"] == "0"
+    problems = read_csv(problems_path_for(out))
+    by_reason = lambda text: [p for p in problems if text in p["reason"]]             # noqa: E731
+    [korean] = [p for p in by_reason("'홍길동_제출.json'") if p["kind"] == "odd_file_name"]
+    assert korean["outcome"] == "graded" and korean["file"] == rows["K1"]["file"] and "\\x" in korean["file"]
+    [memo] = by_reason("'메모.txt'")
+    assert memo["kind"] == "not_json" and memo["outcome"] == "skipped"
+    [bad] = [p for p in problems if p["file"].endswith("bad\\xff\\xfe.json")]
+    assert bad["kind"] == "odd_file_name" and "'3반/" in bad["reason"] or "UTF-8" in bad["reason"]
+    [ctl] = [p for p in problems if p["file"] == "name\\x1b[31m\\u202e\\x07.json"]
+    assert ctl["kind"] == "odd_file_name" and rows["K3"]["file"] == ctl["file"]
+    assert {p["kind"] for p in problems if p["file"] == "surrogate.json"} == {"no_integrity", "odd_student_id"}
+    [variant] = [p for p in problems if p["file"] == "big_variant.json"]
+    assert variant["kind"] == "malformed" and "variants" in variant["reason"]      # a named reason, not "unexpected"
+    assert not [p for p in problems if p["kind"] == "unjudgeable"]
+    counted = re.search(r"문제\(problems\): (\d+)건", proc.stdout)
+    assert counted and int(counted.group(1)) == len(problems)
+    assert "\x1b" not in proc.stdout + proc.stderr and "\ufffd" not in proc.stdout
+
+
+def test_grade_writes_every_csv_when_every_file_is_bad(tmp_path):
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    with open(os.fsencode(folder) + b"/" + "과제.json".encode("cp949"), "wb") as handle:
+        handle.write(b'{"format": ')
+    with open(os.fsencode(folder) + b"/\xff.txt", "wb") as handle:
+        handle.write(b"x")
+    out = tmp_path / "g.csv"
+    proc = run_cli("grade", "--module", 6, "--submissions", folder, "--out", out)
+    assert proc.returncode == 1, proc.stderr                                  # nothing graded
+    assert read_csv(out) == [] and out.read_bytes().startswith(b"\xef\xbb\xbf\"student_id\"")
+    kinds = sorted(p["kind"] for p in read_csv(problems_path_for(out)))
+    assert kinds == ["malformed", "not_json"] and "문제(problems): 2건" in proc.stdout
+
+
+def test_a_lone_surrogate_hashes_as_the_browser_writes_it():
+    doc = submission("S\udc80", ALL_RIGHT, "2026-11-22T10:00:00.000Z")
+    assert integrity_status(doc) == "ok"                       # no UnicodeEncodeError, no false "tampered"
+    from course.submission import canonical_json
+    assert canonical_json({"a": "\ud800"}) == '{"a":"\\ud800"}'  # JSON.stringify's escape
+
+
+def test_attempts_above_the_limit_are_flagged(tmp_path):
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    for sid, attempt in (("A1", 2), ("A2", 5)):
+        order = {q.id: shuffled_ids([c.id for c in q.choices], sid, attempt, q.id) for q in BANK.questions if q.choices}
+        doc = build_submission(BANK, {"id": sid, "name": ""}, ALL_RIGHT, {}, submitted_at="2026-11-22T10:00:00.000Z",
+                               presentation={"learner": sid, "attempt": attempt, "choice_order": order})
+        write(folder, f"{sid}.json", doc)
+    out = tmp_path / "g.csv"
+    proc = run_cli("grade", "--module", 6, "--submissions", folder, "--out", out, "--attempt-limit", 3)
+    assert proc.returncode == 3, proc.stderr
+    rows = {r["student_id"]: r for r in read_csv(out)}
+    assert rows["A1"]["warnings"] == "" and rows["A2"]["warnings"] == "attempts_over_limit"
+    [problem] = read_csv(problems_path_for(out))
+    assert problem["file"] == "A2.json" and "5" in problem["reason"] and "3회" in problem["reason"]
+    config = tmp_path / "_config.yml"
+    config.write_text("title: t\nsphinx:\n  config:\n    course_settings:\n      attempt_limit: 4\n", encoding="utf-8")
+    proc = run_cli("--config", config, "grade", "--module", 6, "--submissions", folder, "--out", out)
+    assert proc.returncode == 3 and {r["student_id"]: r["warnings"] for r in read_csv(out)}["A2"] == "attempts_over_limit"
+    assert run_cli("--config", config, "grade", "--module", 6, "--submissions", folder, "--out", out,
+                   "--attempt-limit", 0).returncode == 0                        # 0 on the command line: no limit
+    config.write_text("sphinx:\n  config:\n    course_settings:\n      attempt_limit: many\n", encoding="utf-8")
+    bad = run_cli("--config", config, "grade", "--module", 6, "--submissions", folder, "--out", out)
+    assert bad.returncode == 2 and "attempt_limit" in bad.stderr and "Traceback" not in bad.stderr

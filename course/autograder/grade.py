@@ -7,6 +7,9 @@ GPU costs one row, not the run. The learner of a file is the first folder under 
 folder (folder-per-learner layout) or else the file's name without .cu. Everything that cannot be
 checked (links, other file types, empty, binary, UTF-16 or non-UTF-8 files, files without a kernel,
 includes of files other than the course's headers) is listed with its reason in the problems CSV.
+File and folder names may hold any bytes (a CP949 name from a Korean Windows ZIP, control or
+bidirectional characters): they are shown escaped (course.csv_safe.shown_name), a checked file with
+such a name gets an odd_file_name note, and every CSV is written whatever the names and verdicts hold.
 Every file gets its own seed unless --seed gives one for all; the CSV records it (replay a row with
 `python -m course exercise check ID FILE --seed N`).
 
@@ -27,7 +30,9 @@ from course.autograder.cases import new_seed
 from course.autograder.learner import INPUT_ERROR_KINDS, ExerciseInputError, read_source_file
 from course.autograder.spec import ExerciseSpec
 from course.autograder.verdict import CHECKS
-from course.instructor import Problem, printable, regular_files, write_problems, write_safe_csv
+from course.csv_safe import name_note, printable, shown_name, write_safe_csv
+from course.files import regular_files
+from course.instructor import Problem, write_problems
 
 SOURCE_SUFFIXES = (".cu",)
 
@@ -48,13 +53,22 @@ class CodeReport:
     problems: list = field(default_factory=list)
 
     def add(self, path: Path, outcome: str, kind: str, reason: str, learner: str = "") -> None:
+        if outcome != "graded":
+            odd = name_note(self.relative(path))
+            if odd:
+                reason = f"{reason} ({odd})"
         self.problems.append(Problem(self.name(path), outcome, kind, reason, learner))
 
-    def name(self, path: Path) -> str:
+    def relative(self, path: Path):
         try:
-            return path.relative_to(self.folder).as_posix()
+            return path.relative_to(self.folder)
         except ValueError:
-            return str(path)
+            return path
+
+    def name(self, path: Path) -> str:
+        """The path inside the folder, shown safely (bytes that are not UTF-8 as \\xNN, controls escaped)."""
+        relative = self.relative(path)
+        return shown_name(relative.as_posix() if isinstance(relative, Path) else relative)
 
     @property
     def skipped(self) -> list:
@@ -62,8 +76,18 @@ class CodeReport:
 
 
 def learner_of(relative: str) -> str:
+    """The learner of a file (its relative name as shown): the first folder, else the file's stem."""
     parts = Path(relative).parts
     return parts[0] if len(parts) > 1 else Path(relative).stem
+
+
+def _verdict_or_none(data) -> dict | None:
+    """A verdict as the check process prints it (a dict with passed and checks), else None."""
+    if not isinstance(data, dict) or not isinstance(data.get("passed"), bool) or not isinstance(data.get("checks"), list):
+        return None
+    if not all(isinstance(c, dict) for c in data["checks"]):
+        return None
+    return data
 
 
 def candidate_files(report: CodeReport) -> list[Path]:
@@ -94,10 +118,13 @@ def _check_one(spec: ExerciseSpec, path: Path, time_limit: float, no_gpu: bool, 
         process.communicate()
         return None, f"검사 전체가 제한 시간 {overall:g}초를 넘어 중단했습니다 (timeout)"
     try:
-        return json.loads(stdout), ""
-    except ValueError:
-        last = (stderr.strip().splitlines() or ["(출력 없음)"])[-1]
-        return None, f"검사 프로세스가 판정 없이 끝났습니다 (종료 코드 {process.returncode}): {last}"
+        verdict = _verdict_or_none(json.loads(stdout))
+    except (ValueError, RecursionError):
+        verdict = None
+    if verdict is not None:
+        return verdict, ""
+    last = (stderr.strip().splitlines() or ["(출력 없음)"])[-1]
+    return None, f"검사 프로세스가 판정 없이 끝났습니다 (종료 코드 {process.returncode}): {printable(last)[:300]}"
 
 
 def grade_code(spec: ExerciseSpec, folder, time_limit: float = 90.0, no_gpu: bool = False,
@@ -112,7 +139,14 @@ def grade_code(spec: ExerciseSpec, folder, time_limit: float = 90.0, no_gpu: boo
         except ExerciseInputError as exc:
             report.add(path, "skipped", exc.kind, str(exc).replace(str(path), relative), learner_of(relative))
             continue
+        except Exception as exc:   # noqa: BLE001 - one file never stops the run
+            report.add(path, "skipped", "unreadable", f"이 파일을 읽다가 예상하지 못한 오류가 났습니다 "
+                                                      f"({type(exc).__name__}); 나머지 파일은 검사했습니다", learner_of(relative))
+            continue
         usable.append(path)
+        odd = name_note(report.relative(path))
+        if odd:
+            report.add(path, "graded", "odd_file_name", odd, learner_of(relative))
     by_learner: dict[str, list] = {}
     for path in usable:
         by_learner.setdefault(learner_of(report.name(path)), []).append(path)
@@ -126,7 +160,10 @@ def grade_code(spec: ExerciseSpec, folder, time_limit: float = 90.0, no_gpu: boo
         if progress:
             progress(f"[{i}/{len(usable)}] {printable(relative)}")
         file_seed = new_seed() if seed is None else seed
-        verdict, error = _check_one(spec, path, time_limit, no_gpu, file_seed)
+        try:
+            verdict, error = _check_one(spec, path, time_limit, no_gpu, file_seed)
+        except (OSError, ValueError) as exc:    # cannot start the check process for this file
+            verdict, error = None, f"검사 프로세스를 시작하지 못했습니다 ({type(exc).__name__}: {printable(exc)[:200]})"
         report.rows.append(CodeRow(learner_of(relative), relative, verdict, error, file_seed))
         if verdict is None:
             report.add(path, "graded", "no_verdict", error, learner_of(relative))
@@ -140,6 +177,7 @@ PROBLEM_KINDS = {
     "not_cuda_file": "not a *.cu file",
     "several_files": "a learner with several .cu files (each checked)",
     "no_verdict": "the check process gave no verdict (timeout or crash)",
+    "odd_file_name": "the file name is not UTF-8 or holds control/bidi characters (shown escaped; checked)",
     **INPUT_ERROR_KINDS,
 }
 
@@ -169,6 +207,18 @@ def csv_row(row: CodeRow) -> list:
                     v.get("device", ""), v.get("source_sha256", ""), row.seed, ""]
 
 
+def _safe_row(row: CodeRow) -> list:
+    """csv_row, or a row that says the verdict could not be read (a verdict of an unexpected shape)."""
+    try:
+        return csv_row(row)
+    except (KeyError, TypeError, AttributeError, ValueError):
+        return csv_row(CodeRow(row.learner, row.file, None, "판정을 CSV로 옮기지 못했습니다 (unexpected verdict shape)",
+                               row.seed))
+
+
 def write_report(report: CodeReport, out_csv, problems_csv) -> None:
-    write_safe_csv(out_csv, csv_header(), [csv_row(r) for r in report.rows])
-    write_problems(report.problems, problems_csv)
+    """The results CSV (one row per checked file) and the problems CSV; either path may be None."""
+    if out_csv is not None:
+        write_safe_csv(out_csv, csv_header(), [_safe_row(r) for r in report.rows])
+    if problems_csv is not None:
+        write_problems(report.problems, problems_csv)
