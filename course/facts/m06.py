@@ -235,6 +235,8 @@ f.set("n32_tiled", base_sass.lds_widths.get("32", 0), "d")
 f.set("nlds_tiled", sum(base_sass.lds_widths.values()), "d")
 f.set("nsts_tiled", sum(base_sass.sts_widths.values()), "d")
 f.set("nlds_pad", sum(tiled_sass["sgemm_tiled_padded"].lds_widths.values()), "d")
+TILE = 16                                                   # the block tile's width (16×16 blocks, BK = 16)
+f.set("ffma_inner", TILE, "d")
 # (warp, K tile) pairs of the profiled size: blocks × 8 warps × K tiles
 WARP_TILES = (tiled_profile["M"] // 16) * (tiled_profile["N"] // 16) * 8 * (tiled_profile["K"] // 16)
 ld_wavefronts_per_warp_tile = {k: kernel_profile(k)["smem_ld_wavefronts"] / WARP_TILES for k in TILED_KERNELS}
@@ -273,6 +275,9 @@ def sass_counts(check):
         check(lds_per_warp_tile == sum(tiled_sass[kernel].lds_widths.values()),
               f"본문: Nsight의 읽기 명령 수 ÷ 워프·타일 수가 SASS와 정확히 일치 ({kernel})")
     check("128" not in tiled_sass["sgemm_tiled_padded"].lds_widths, "본문: 패딩이 행의 16 B 정렬을 깨 LDS.128을 잃는다")
+    n128, n32 = base.lds_widths.get("128", 0), base.lds_widths.get("32", 0)
+    check(ptx_sass.counts.get("FFMA", 0) == TILE and 4 * n128 == TILE and n32 == TILE and n128 + n32 > TILE,
+          "본문(다음 단계): 내적의 FFMA 16개마다 As 읽기 넷을 묶은 LDS.128 4개와 4 B씩 읽는 Bs LDS 16개, LDS가 FFMA보다 많다")
 
 
 # ============================================================ simulation 6: the bank model against Nsight
@@ -345,8 +350,27 @@ def bank_model(check):
 @f.claims
 def quiz_numbers(check):
     """Every recorded number a question of the bank quotes."""
-    check(f"요청당 {naive_profile['sectors_per_request']:.1f}섹터" in quiz_text(6, "m06-q02"),
-          "퀴즈 m06-q02: 나이브 커널 요청당 2.0섹터")
+    q2 = quiz_text(6, "m06-q02")
+    for quoted in (f"나이브 커널보다 {median_ms['sgemm_naive'] / median_ms['sgemm_tiled']:.2f}배 빨랐다",
+                   f"속도 향상 {median_ms['sgemm_naive'] / median_ms['sgemm_tiled']:.2f}배",
+                   f"(나이브 {naive_profile['l1_lsu_wavefronts_pct']:.1f}%, 타일링 {tiled_profile['l1_lsu_wavefronts_pct']:.1f}%)",
+                   f"(적중률 {naive_profile['l1_hit_rate_pct']:.0f}%)",
+                   f"{naive_profile['dram_bytes'] / 1e9:.2f} GB에서 {tiled_profile['dram_bytes'] / 1e9:.2f} GB로",
+                   f"({naive_profile['dram_pct']:.0f}%, {tiled_profile['dram_pct']:.0f}%)",
+                   f"요청당 {naive_profile['sectors_per_request']:.1f}섹터"):
+        check(quoted in q2, f"퀴즈 m06-q02: 기록과 맞는 값 '{quoted}'")
+    busy_ratio = l1_busy_ms["sgemm_naive"] / l1_busy_ms["sgemm_tiled"]
+    check(abs(busy_ratio / (median_ms["sgemm_naive"] / median_ms["sgemm_tiled"]) - 1) < 0.03
+          and min(naive_profile["l1_lsu_wavefronts_pct"], tiled_profile["l1_lsu_wavefronts_pct"]) > 90,
+          "퀴즈 m06-q02(정답 c): 거의 포화된 L1 데이터 경로가 일한 시간의 비가 속도 향상과 같다")
+    check(tiled_profile["dram_bytes"] > naive_profile["dram_bytes"] and max(naive_profile["dram_pct"], tiled_profile["dram_pct"]) < 35,
+          "퀴즈 m06-q02(오답 d): DRAM 바이트는 줄지 않았고 DRAM은 두 커널 모두 한가하다")
+    top = {name: max((v, k) for k, v in prof["stalls"].items() if k != "Selected")[1]
+           for name, prof in (("naive", naive_profile), ("tiled", tiled_profile))}
+    check(top == {"naive": "Long Scoreboard", "tiled": "Long Scoreboard"},
+          "퀴즈 m06-q02(오답 a): Long Scoreboard는 나이브 커널에서 가장 컸고, 타일링 커널에서도 가장 크다")
+    check(naive_profile["sectors_per_request"] == 2.0 < tiled_profile["sectors_per_request"],
+          "퀴즈 m06-q02(오답 b): 나이브 커널은 이미 요청당 2.0섹터 (타일링 커널이 오히려 더 많다)")
     check(f"패딩 {padded_profile['smem_st_wavefronts_per_instruction']:.2f}, "
           f"패딩 없음 {tiled_profile['smem_st_wavefronts_per_instruction']:.2f}" in quiz_text(6, "m06-q06")
           and median_ms["sgemm_tiled_padded"] > median_ms["sgemm_tiled"],
