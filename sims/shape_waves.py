@@ -80,7 +80,7 @@ def plan(M, N, K, device: str = "H100", tile: str = AUTO, split=AUTO) -> model.P
         if made != split:
             why = f"K = {with_particle(str(K), '를')} BK {cand.BK}의 배수로 {split}조각 내면 {made}조각만 생깁니다"
         elif k_per_split < model.MIN_SLICE_K:
-            why = f"조각 하나의 K가 {with_particle(str(k_per_split), '로')} {model.MIN_SLICE_K}보다 짧습니다 (고리를 채우는 시간이 계산보다 김)"
+            why = f"조각 하나의 K가 {with_particle(str(k_per_split), '로')} {model.MIN_SLICE_K}보다 짧습니다 (스테이지 링을 채우는 시간이 계산보다 김)"
         else:
             why = (f"작업 공간(workspace)이 {model.workspace_bytes(M, N, split) / 2**20:,.0f} MiB로 한도 "
                    f"{model.WORKSPACE_LIMIT_BYTES // 2**20} MiB를 넘습니다")
@@ -92,7 +92,7 @@ def explain(p: model.Prediction) -> str:
     """One Korean line a learner can check by hand: blocks, slots, waves, fill, the two terms of the time."""
     c = p.candidate
     reduce = f" + 리덕션 {p.reduce_us:,.1f} µs = {p.total_us:,.1f} µs" if p.split > 1 else ""
-    return (f"{c.tile.name} 타일(BK {c.BK}, 단계 {c.STAGES}) × split {p.split}: 블록 {p.tiles_m}×{p.tiles_n}×{p.split} = "
+    return (f"{c.tile.name} 타일(BK {c.BK}, 스테이지 {c.STAGES}개) × split {p.split}: 블록 {p.tiles_m}×{p.tiles_n}×{p.split} = "
             f"{p.blocks:,}개, 동시 자리 {c.resident}/SM × SM = {p.slots:,}개, 웨이브 {p.waves}개 (자리 {100 * p.wave_fill:.0f}% 사용), "
             f"예측 GEMM {p.gemm_us:,.1f} µs{reduce}")
 

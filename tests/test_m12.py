@@ -208,6 +208,30 @@ def test_the_explanation_and_the_table_agree_with_the_model():
     assert shape_waves.choice_sentence(128, 4096, 4096) == "128×4096×4096에서는 64x128 타일 × split 8을 고릅니다"
 
 
+def test_the_simulator_names_the_ring_with_the_glossarys_terms():
+    """A stage of the cp.async ring is 스테이지 (glossary), never 단계 or 고리."""
+    p = shape_waves.plan(1024, 1024, 16384)
+    text = shape_waves.explain(p)
+    assert f"BK {p.candidate.BK}, 스테이지 {p.candidate.STAGES}개" in text
+    with pytest.raises(SimInputError) as short:
+        shape_waves.plan(128, 4096, 1024, split=16)
+    html = shape_waves._render({"M": 2048, "N": 2048, "K": 2048, "device": "T4", "tile": "64x128", "split": 2})
+    for shown in (text, str(short.value), html):
+        assert "단계" not in shown and "고리" not in shown
+    assert "스테이지 링" in str(short.value)
+
+
+def test_the_two_records_table_marks_the_dispatchers_choice_once():
+    from course.facts.m12 import LEVEL7_KERNEL, row_of, two_runs
+    for shape, splits in (((4095, 4097, 4099), (1,)), ((2048, 2048, 2048), (1, 2))):
+        rows = two_runs(shape, splits)
+        choice = row_of[(LEVEL7_KERNEL, *shape)]["choice"]
+        marked = [r["what"] for r in rows if r["what"].endswith(" (선택)")]
+        assert marked == [f"{choice['tile'].replace('x', '×')} × split {choice['split']} (선택)"]
+        assert len(rows) == 3 * len(splits)                        # every tile with every split asked for
+        assert [float(r["a"]) for r in rows] == sorted(float(r["a"]) for r in rows)
+
+
 def test_the_views_render():
     html = shape_waves._render({"M": 2048, "N": 2048, "K": 2048, "device": "H100", "tile": "64x128", "split": 2})
     assert "<caption>" in html and "느립니다" in html and 'scope="col"' in html
