@@ -9,8 +9,9 @@ simulator can run it for any shape a learner types. The rule, in five lines:
     time   = launch + the rounds                                              the GEMM
            + (split > 1) x (launch + 2 x split x M x N x 4 bytes / bandwidth) the reduction
 
-A wave that is only partly full costs a whole round, which is why 64 large tiles on 132 SMs (1024^3) or
-160 blocks (M = 513) waste so much. Within a round, c blocks share an SM: with fewer warps in flight it
+A round lasts as long as its busiest SM: with one resident block per SM a partly full wave costs a whole
+round, which is why 64 large tiles on 132 SMs (1024^3) or 160 blocks (M = 513) waste so much; with several
+blocks per SM the busiest SM runs c of its slots and the round costs that share (through c). Within a round, c blocks share an SM: with fewer warps in flight it
 hides latency worse (hiding(c) = w / (w + HIDING_WARPS) for w = c x warps per block, relative to a full SM),
 and the last wave ends with its slowest block (last = LAST_WAVE, 1 for the other waves). A smaller tile
 makes more blocks but does less work per byte it loads (a lower efficiency); splitting K makes more blocks
