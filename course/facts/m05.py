@@ -37,6 +37,19 @@ for kernel, label in FACT_LABELS.items():
     f.set(f"ls_{label}", profile["stalls"]["Long Scoreboard"], ".1f")
     f.set(f"lg_{label}", profile["stalls"]["LG Throttle"], ".1f")
 
+# The counterexample's two loads as sims.coalescing counts them: warp 0 of a 16x16 block reads A[tx][k] (tx picks
+# the row; ty = 1 repeats ty = 0's rows) and B[k][col] with two neighbouring columns (col = ty)
+def strided_request(matrix: str, lda: int = 4096):
+    threads = []
+    for tid in range(32):
+        tx, ty = tid % 16, tid // 16
+        row, col = (tx, 0) if matrix == "A" else (0, ty)
+        threads.append(coalescing.ThreadAccess(tid, tx, ty, row, col, row * lda + col, (row * lda + col) * 4, 4, True))
+    return coalescing.summarize_request(threads, 4)
+
+
+STRIDED_A, STRIDED_B = strided_request("A"), strided_request("B")
+f.set("strided_a_sectors", STRIDED_A.sectors_per_request, "d")
 f.set("l1_ratio_strided", strided_profile["global_ld_sectors"] / naive_profile["global_ld_sectors"], ".2f")
 f.set("dram_ratio_strided", strided_profile["dram_bytes"] / naive_profile["dram_bytes"], ".2f")
 f.set("dur_ratio_strided", strided_profile["duration_ms"] / naive_profile["duration_ms"], ".1f")
@@ -61,6 +74,9 @@ def profile_directions(check):
     naive_order = sorted(naive["stalls"], key=lambda reason: -naive["stalls"][reason])
     check(naive_order[:2] == ["Long Scoreboard", "LG Throttle"],
           "본문: 나이브 커널의 가장 큰 스톨은 Long Scoreboard, 그다음이 LG Throttle")
+    check(strided["sectors_per_request"]
+          == (STRIDED_A.sectors_per_request + STRIDED_B.sectors_per_request) / 2 == (16 + 1) / 2,
+          "본문: 반례의 A 요청은 섹터 16개, B 요청은 1개, 그 평균이 측정한 요청당 섹터(8.5)와 같다")
     check(naive["sectors_per_request"] == 2.0 and strided["sectors_per_request"] == (16 + 1) / 2
           and abs(coal["sectors_per_request"] - 34 / 5) < 0.05,
           "본문: 측정한 요청당 섹터가 모델(2.0, 8.5, 6.8)과 같다")

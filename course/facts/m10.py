@@ -21,6 +21,8 @@ from course.facts import Facts, quiz_text
 from course.facts.recorded_sass import sass
 from course.page import recorded
 from kernels import registry
+from kernels.device import fp32_lanes
+from kernels.devices import PROFILES
 from kernels.record import DATA_DIR
 from sims import profiles as sim_profiles
 from sims import roofline as sim_roofline
@@ -635,9 +637,31 @@ f.set("issue_min_35", min(_issue_3_to_5), ".0f")
 f.set("issue_max_35", max(_issue_3_to_5), ".0f")
 
 # FMA pipe ≈ issue-active × FFMA share: an FFMA takes one issue slot, and one warp FFMA per cycle fills a
-# scheduler's 32 FP32 lanes
+# scheduler's 32 FP32 lanes. That holds on sm_86/89/90 (the record's H100 among them). On sm_75 and sm_80 a
+# scheduler has 16 lanes: a warp FFMA holds the pipe two cycles and another instruction may issue in between.
 for key in (3, 4, 5, 6, "CB"):
     f.set(f"{fact_prefix(key)}_fma_est", profile_of[key]["issue_active_pct"] * ffma_share(profile_of[key]) / 100, ".0f")
+LANES_PER_SCHEDULER = {d.arch: fp32_lanes(d.cc) // SMSP_PER_SM for d in PROFILES.values()}
+f.set("lanes_smsp", bench_provenance["fp32_lanes_per_sm"] // SMSP_PER_SM, "d")
+f.set("lanes_smsp_narrow", min(LANES_PER_SCHEDULER.values()), "d")
+
+
+@f.claims
+def lanes_per_scheduler(check):
+    check(profile_record["compute_capability"] == bench_provenance["compute_capability"] == "9.0"
+          and bench_provenance["fp32_lanes_per_sm"] // SMSP_PER_SM == LANES_PER_SCHEDULER["sm_90"] == 32,
+          "본문: 기록한 H100(sm_90)은 스케줄러마다 FP32 레인 32개")
+    check({a for a, n in LANES_PER_SCHEDULER.items() if n == 32} == {"sm_86", "sm_89", "sm_90"}
+          and {a for a, n in LANES_PER_SCHEDULER.items() if n == 16} == {"sm_75", "sm_80"}
+          and {d.name for d in PROFILES.values() if LANES_PER_SCHEDULER[d.arch] == 16} == {"T4", "A100-40GB", "A100-80GB"},
+          "본문: 레인 32개는 sm_86·89·90(RTX 30xx·40xx, A10G, L4, H100·H200), 16개는 T4(sm_75)와 A100(sm_80)")
+
+
+@f.absence("이 표가 어떻게 바뀌는지는 재지 않았습니다")
+def no_profile_on_sixteen_lanes(check):
+    records = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(DATA_DIR.glob("*.json"))]
+    cc = {r["compute_capability"] for r in records if isinstance(r, dict) and "compute_capability" in r}
+    check(cc == {"9.0"}, f"본문: book/data의 모든 기록은 compute capability 9.0에서 잰 것이다 ({cc})")
 
 
 @f.claims
@@ -760,6 +784,11 @@ f.set("L3_sass_ldg_c", sass_of[3].counts.get("LDG.E.128", 0), "d")
 f.set("L4_sass_ffma", sass_of[4].ffma, "d")
 f.set("L5_sass_ffma", sass_of[5].ffma, "d")
 f.set("L6_sass_ffma", sass_of[6].ffma, "d")
+# Level 6's main loop alone (the loop holding the most FFMAs): its FFMA and all its instructions, 16 B each on sm_90
+L6_LOOP_FFMA, L6_LOOP_INSTRUCTIONS = sass.loop_counts(REPRESENTATIVE[6], "sm_90")
+f.set("L6_loop_ffma", L6_LOOP_FFMA, ",d")
+f.set("L6_loop_instr", L6_LOOP_INSTRUCTIONS, ",d")
+f.set("L6_loop_kib", L6_LOOP_INSTRUCTIONS * 16 / 1024, ".0f")
 f.set("L5_bk", LEVEL5["BK"], "d")
 f.set("L6_bk", LEVEL6["BK"], "d")
 f.set("L6_tile_ffma", LEVEL6["TM"] * LEVEL6["TN"], "d")
@@ -779,6 +808,8 @@ def sass_counts(check):
     check(s[5].ffma == LEVEL5["BK"] * 64 + 64, "본문의 FFMA 내역 (Level 5: BK × 64 + 에필로그 64)")
     check(s[6].ffma == LEVEL6["BK"] * LEVEL6["TM"] * LEVEL6["TN"] + LEVEL6["TM"] * LEVEL6["TN"],
           "본문의 FFMA 내역 (Level 6)")
+    check(L6_LOOP_FFMA == LEVEL6["BK"] * LEVEL6["TM"] * LEVEL6["TN"] < s[6].ffma and L6_LOOP_INSTRUCTIONS > L6_LOOP_FFMA,
+          "본문: Level 6의 주 루프는 FFMA BK × 128개(커널 전체의 것보다 에필로그만큼 적다)를 포함한 명령들")
     check(s[5].counts.get("LDGSTS.E", 0) > 0 and s[5].counts.get("LDGSTS.E.BYPASS.128", 0) > 0
           and not any(op.startswith("STS") for op in s[5].counts), "본문: Level 5는 4 B와 16 B LDGSTS, STS 없음")
     check(all(s[lv].spills == 0 for lv in (3, 4, 5, 6)), "본문: 스필 없음")
@@ -995,6 +1026,10 @@ def quiz_q08_options(check):
     check(ffma_share(l6) - ffma_share(l4) > l6["issue_active_pct"] - l4["issue_active_pct"],
           "퀴즈 m10-q08 (c): Level 6은 Level 4보다 주로 FFMA 비중을 올렸다")
     check(abs(l6["fma_pipe_pct"] - cb["fma_pipe_pct"]) < 2, "퀴즈 m10-q08 (c): 두 커널의 FMA 파이프 사용률은 거의 같다")
+    q8 = quiz_text(10, "m10-q08")
+    check("FP32 레인이 32개" in q8 and LANES_PER_SCHEDULER["sm_90"] == 32 and "레인이 16개인 T4·A100" in q8
+          and LANES_PER_SCHEDULER["sm_75"] == LANES_PER_SCHEDULER["sm_80"] == 16,
+          "퀴즈 m10-q08 (f): 곱셈은 레인 32개인 H100의 것, T4·A100은 16개")
     check(cb["ffma_instructions"] == SIZE ** 3 + SIZE ** 2 and "ffma" in cb["function"],
           "퀴즈 m10-q08 (d): cuBLAS 커널의 FFMA는 4096³ + 4096², 이름에 ffma (텐서 코어가 아니다)")
     check(min(l6["registers"], cb["registers"]) > 200, "퀴즈 m10-q08 (e): Level 6과 cuBLAS는 레지스터 200개 초과")

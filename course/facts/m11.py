@@ -23,6 +23,7 @@ from course.facts.recorded_sass import sass
 from course.page import recorded
 from course.settings import load_settings
 from kernels import registry
+from kernels.device import fp32_lanes
 from kernels.devices import PROFILES
 from kernels.record import DATA_DIR
 from sims import roofline
@@ -434,6 +435,25 @@ def stall_share(profile: dict, reason: str) -> float:
     """A stall reason's share (%) of all the kernel's stall values: the unit kernels of different occupancy
     are compared in (book/appendix/models.md, "스톨 이유의 뜻")."""
     return 100 * (profile["stalls"].get(reason) or 0) / sum(v or 0 for v in profile["stalls"].values())
+
+
+# One warp FFMA passes a scheduler's FP32 pipe in one cycle where the scheduler has 32 lanes (sm_86/89/90, the
+# record's H100), so every other instruction costs an FFMA's issue cycle. On sm_75 and sm_80 it has 16: an FFMA
+# holds the pipe two cycles and an instruction that does not use the FMA pipe may issue in between.
+SCHEDULERS_PER_SM = 4
+LANES_PER_SCHEDULER = {d.arch: fp32_lanes(d.cc) // SCHEDULERS_PER_SM for d in PROFILES.values()}
+f.set("lanes_smsp", bench_provenance["fp32_lanes_per_sm"] // SCHEDULERS_PER_SM, "d")
+f.set("lanes_smsp_narrow", min(LANES_PER_SCHEDULER.values()), "d")
+
+
+@f.claims
+def lanes_per_scheduler(check):
+    check(profile_record["compute_capability"] == "9.0"
+          and bench_provenance["fp32_lanes_per_sm"] // SCHEDULERS_PER_SM == LANES_PER_SCHEDULER["sm_90"] == 32,
+          "본문: 기록한 H100은 스케줄러마다 FP32 레인 32개")
+    check({d.name for d in PROFILES.values() if LANES_PER_SCHEDULER[d.arch] == 16} == {"T4", "A100-40GB", "A100-80GB"}
+          and {d.arch for d in PROFILES.values() if LANES_PER_SCHEDULER[d.arch] == 16} == {"sm_75", "sm_80"},
+          "본문: 레인이 16개인 것은 T4(sm_75)와 A100(sm_80)")
 
 
 for kernel in (LEVEL4_KERNEL, LEVEL6_KERNEL):
