@@ -17,6 +17,7 @@ Files in that folder:
     Kernel exercises (course.autograder) add two optional keys: ``exercise_attempts`` (one compact
     verdict per check, see ``validate_exercise_attempt``) and ``exercise_hints`` ({exercise id:
     hints unlocked}). Older course versions keep both untouched when they rewrite the file.
+    Instructor unlock codes (course.gating.unlock) add ``unlock_codes`` ({module: {"student", "code"}}).
 ``progress.json.bak``
     the previous good file, written before every replacement.
 ``progress.json.corrupt-<time>``
@@ -364,6 +365,23 @@ class ProgressStore:
             unlocked["n"] = hints[exercise]
         self._update(change)
         return unlocked["n"]
+
+    def unlock_codes(self) -> dict:
+        """{module (text): {"student": id, "code": code}}: the instructor's unlock codes the learner
+        entered (course.gating.unlock). They are verified again every time they are used."""
+        value = self.load().get("unlock_codes", {})
+        if not isinstance(value, dict):
+            return {}
+        return {str(k): v for k, v in value.items() if isinstance(v, dict) and isinstance(v.get("student"), str)
+                and isinstance(v.get("code"), str)}
+
+    def save_unlock_code(self, module: int, student: str, code: str) -> None:
+        def change(state):
+            codes = state.get("unlock_codes")
+            if not isinstance(codes, dict):
+                codes = state["unlock_codes"] = {}
+            codes[str(int(module))] = {"student": student, "code": code}
+        self._update(change)
 
     # ------------------------------------------------------------------ internals
     def _update(self, change) -> None:

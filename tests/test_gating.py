@@ -89,7 +89,7 @@ def _store_with_best(tmp_path, correct):
 def test_lab_banner_strict_says_cells_cannot_be_hidden(displayed, tmp_path):
     assert gate(7, settings_with("strict"), _store_with_best(tmp_path, 4)) is None
     text = displayed[0]
-    assert "strict" in text and "셀을 숨길 수 없" in text and "m06_tiling.md" in text
+    assert "strict" in text and "셀을 숨길 수 없" in text and 'href="m06_tiling.ipynb"' in text   # no sibling here
     assert "6/8" in text and "최고 4문항" in text
 
 
@@ -132,7 +132,8 @@ def test_config_holds_only_what_an_instructor_sets():
     from course import syllabus
 
     raw = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf-8"))["sphinx"]["config"]["course_settings"]
-    assert set(raw) <= {"gating_policy", "checkpoints", "attempts_before_variant"}, set(raw)
+    assert set(raw) <= {"gating_policy", "checkpoints", "attempts_before_variant", "verdicts_after_attempts",
+                        "gating_unlock", "lab_unlock", "unlock_public_key", "unlock_course_id", "attempt_limit"}, set(raw)
     course = syllabus.load()
     assert {int(k) for k in raw.get("checkpoints", {})} <= set(course.checkpoints())
     for key, rule in raw.get("checkpoints", {}).items():
