@@ -133,9 +133,9 @@
     return node;
   }
 
-  function field(id, label, attrs) {
+  function field(id, label, describedBy, attrs) {
     var input = el("input", Object.assign({ id: id, type: "text", autocomplete: "off", spellcheck: "false",
-      "aria-describedby": id + "-status" }, attrs));
+      "aria-describedby": describedBy }, attrs));
     var row = el("p", { "class": "course-unlock-field" }, [el("label", { "for": id, text: label }), " ", input]);
     return { row: row, input: input };
   }
@@ -173,12 +173,11 @@
     var intro = options.locked
       ? "이 장은 잠겨 있습니다. 교수자가 " + title + "(" + options.rule + " 이상)의 제출 파일을 채점한 뒤 학생마다 주는 " +
         "잠금 해제 코드(unlock code)로 열립니다. 체크포인트를 통과한 것만으로는 열리지 않습니다."
-      : "ℹ️ 이 장은 " + title + "(" + options.rule + " 이상)을 먼저 통과하기를 권합니다. 교수자에게 받은 잠금 해제 " +
-        "코드(unlock code)가 있으면 아래에 넣으세요.";
-    var student = field(id + "-student", "학번", { "data-course-unlock-student": "true", autocomplete: "username" });
-    var code = field(id + "-code", "잠금 해제 코드", { "data-course-unlock-code": "true", size: "40" });
+      : "ℹ️ 이 장을 시작하기 전에 통과하기를 권하는 체크포인트: " + title + " (" + options.rule + " 이상). 교수자에게 " +
+        "받은 잠금 해제 코드(unlock code)가 있으면 아래에 넣으세요.";
+    var student = field(id + "-student", "학번", id + "-status", { "data-course-unlock-student": "true", autocomplete: "username" });
+    var code = field(id + "-code", "잠금 해제 코드", id + "-status " + id + "-hint", { "data-course-unlock-code": "true", size: "40" });
     var status = el("p", { id: id + "-status", role: "status", "aria-live": "polite", "data-course-unlock-status": "true" });
-    code.input.setAttribute("aria-describedby", id + "-status " + id + "-hint");
     var button = el("button", { type: "submit", text: "코드 확인" });
     var form = el("form", { "data-course-unlock-form": "true", "aria-label": "잠금 해제 코드 넣기", novalidate: "true" }, [
       student.row, code.row,
