@@ -23,7 +23,7 @@ help:
 	@echo "make record-shapes - re-record book/data/shapes.json (every level and cuBLAS on the shape zoo) on this GPU"
 	@echo "make record-exercises - check every exercise's solution and wrong attempts on this GPU (book/data/exercises.json)"
 	@echo "make configs   - each GPU's configuration of every kernel (no GPU needed); DEVICE=T4 for one"
-	@echo "make notebooks - every chapter as a Jupyter notebook (.ipynb) in notebooks/, for a JupyterHub"
+	@echo "make notebooks - every chapter as a Jupyter notebook (.ipynb) in notebooks/ (committed: Colab opens it from GitHub; JupyterHubs)"
 
 # The course needs Python 3.11 or newer (pyproject.toml's requires-python; the pinned NumPy has no 3.10 wheel).
 python-version:
@@ -42,7 +42,8 @@ $(STAMP): requirements.txt pyproject.toml | python-version
 # Sphinx would otherwise re-read only pages whose source changed, and a page whose data, bank or
 # kernel changed would keep its old numbers.
 # The chapters are also written as .ipynb into book/_static/notebooks (copied into the site, linked from
-# book/start/colab_hub.md) for Colab and JupyterHubs; COURSE_REPO_URL, when set, goes into their install cell.
+# book/start/colab_hub.md) for Colab and JupyterHubs, as plain Markdown with the numbers filled in
+# (course/notebook_export.py); _config.yml's repository.url (or COURSE_REPO_URL) goes into their install cell.
 book: $(STAMP)
 	$(PY) -m course toc
 	$(PY) tools/export_notebooks.py
@@ -109,6 +110,7 @@ DEVICE ?= all
 configs: $(STAMP)
 	$(PY) -m kernels configs --device $(DEVICE)
 
+# notebooks/ is committed (Colab opens it from GitHub; tests/test_notebook_export.py checks it matches the chapters).
 notebooks: $(STAMP)
 	$(PY) tools/export_notebooks.py --out notebooks
 

@@ -9,6 +9,14 @@ was found and, when something is missing, the one command that fixes it.
 It also says whether a device profile (COURSE_DEVICE_PROFILE) is active, lists each level's configuration
 on this GPU (kernels/configs.py) with whether it fits, and which chapters will therefore run live.
 
+On a hosted notebook platform (Colab, a JupyterHub: hosted_platform) the fixes never replace what the
+platform installed (its NumPy, CuPy, ipywidgets, plotly): they install only the one missing piece (e.g. the
+CUDA 12 cuBLAS wheel) into the notebook's own Python, written as a notebook line (`!{sys.executable} -m pip
+install ...`), and a Colab runtime without a GPU is told to switch the runtime type, not to install a driver.
+
+Which modules exist comes from the syllabus (course/syllabus.py), read when the doctor runs (kernels/ does not
+import course/ at import time; without the course package the registry's chapters stand in).
+
 Exit code: 0 when every check a GPU run needs passed, and 0 on a machine without a GPU or driver too (the
 doctor informs there: the book works with recorded results, and `make doctor` must not fail); 1 when a GPU
 is present but something it needs is broken.
@@ -17,6 +25,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -38,17 +47,52 @@ class Finding:
     check: str = ""     # Korean name with the English term (filled in from CHECKS)
 
 
-def _pip(args: str) -> str:
-    """A pip command for the Python running this check (the venv's, when run through .venv/bin/python)."""
+COLAB, HUB = "colab", "jupyterhub"
+COLAB_RUNTIME_FIX = ("Colab 메뉴에서 런타임 → 런타임 유형 변경 → 하드웨어 가속기에서 T4 GPU를 고르고 저장한 뒤, "
+                     "노트북을 설치 셀부터 다시 실행하세요")
+# Only what is missing, one package each, at the ranges pyproject.toml's extras use (cuda12 / cuda13).
+MISSING_PACKAGES = {
+    ("cupy", 12): '"cupy-cuda12x>=13.2,<15"', ("cupy", 13): '"cupy-cuda13x>=14.0,<15"',
+    ("cublas", 12): '"nvidia-cublas-cu12==12.*"', ("cublas", 13): '"cuda-toolkit[cublas]==13.*"',
+    ("nvrtc", 12): '"nvidia-cuda-nvrtc-cu12==12.*"', ("nvrtc", 13): '"cuda-toolkit[nvrtc]==13.*"',
+}
+
+
+def hosted_platform(environ=None) -> str | None:
+    """COLAB or HUB when this runs on a hosted notebook platform whose packages the course must not replace."""
+    env = os.environ if environ is None else environ
+    if env.get("COLAB_RELEASE_TAG") or env.get("COLAB_GPU") is not None or env.get("COLAB_BACKEND_VERSION"):
+        return COLAB
+    if any(key.startswith("JUPYTERHUB_") for key in env):
+        return HUB
+    return None
+
+
+def _python_path() -> Path:
     python = Path(sys.executable)
     try:
         python = python.relative_to(Path.cwd())
     except ValueError:
         pass
-    return f"{python} -m pip install {args}"
+    return python
 
 
-def _gpu_requirements_fix(cuda_major: int | None) -> str:
+def _pip(args: str) -> str:
+    """A pip command for the Python running this check (the venv's, when run through .venv/bin/python); on a
+    hosted platform written for a notebook cell, which runs it with the kernel's own Python."""
+    platform = hosted_platform()
+    if platform == COLAB:
+        return f"!{{sys.executable}} -m pip install {args}"
+    if platform == HUB:
+        return f"!{{sys.executable}} -m pip install {args}   (터미널에서는: {sys.executable} -m pip install {args})"
+    return f"{_python_path()} -m pip install {args}"
+
+
+def _gpu_requirements_fix(cuda_major: int | None, missing: str = "cublas") -> str:
+    """The command that installs what a GPU run lacks: here the course's GPU requirements; on a hosted platform
+    only the `missing` piece (cupy, cublas or nvrtc) for the CUDA major version in use."""
+    if hosted_platform() is not None:
+        return _pip(MISSING_PACKAGES[(missing, 13 if cuda_major == 13 else 12)])
     if cuda_major == 13:
         return _pip('"cuda-toolkit[cublas,nvrtc]==13.*"')
     req = REPO / "requirements-gpu.txt"
@@ -102,6 +146,15 @@ def check_driver(state: dict) -> Finding:
         drv = _Driver()
         version = drv.version()
     except OSError:
+        platform = hosted_platform()
+        if platform == COLAB:
+            return Finding(FAIL, "이 Colab 런타임에는 GPU가 없습니다 (CPU 런타임: libcuda.so.1이 없음). GPU 없이도 노트북은 "
+                                 "기록된 결과(recorded results)로 실행되고, SASS 보기도 됩니다.", COLAB_RUNTIME_FIX)
+        if platform == HUB:
+            return Finding(FAIL, "이 JupyterHub 서버에는 GPU가 없습니다 (libcuda.so.1이 없음). GPU 없이도 노트북은 기록된 "
+                                 "결과(recorded results)로 실행되고, SASS 보기도 됩니다.",
+                           "File → Hub Control Panel에서 서버를 멈추고 GPU가 있는 설정으로 다시 시작하세요 "
+                           "(GPU 서버가 없는 Hub라면 관리자에게 문의하세요)")
         return Finding(FAIL,
                        "libcuda.so.1을 찾을 수 없습니다. 이 컴퓨터에는 NVIDIA GPU 드라이버가 없습니다. GPU 없이도 사이트와 "
                        "노트북은 기록된 결과(recorded results)로 읽을 수 있고, SASS 보기(`python -m kernels sass`)도 됩니다.",
@@ -148,7 +201,10 @@ def check_cupy(state: dict) -> Finding:
     try:
         import cupy
     except Exception as err:   # ImportError, or a broken install raising something else
-        return Finding(FAIL, f"CuPy를 불러올 수 없습니다 ({type(err).__name__}: {err}).", _gpu_requirements_fix(None))
+        driver = state.get("driver_cuda")
+        major = 13 if driver is not None and driver // 1000 >= 13 else 12
+        return Finding(FAIL, f"CuPy를 불러올 수 없습니다 ({type(err).__name__}: {err}).",
+                       _gpu_requirements_fix(major if hosted_platform() else None, "cupy"))
     runtime = cupy.cuda.runtime.runtimeGetVersion()
     state["cupy_cuda_major"] = runtime // 1000
     dist = _cupy_distribution()
@@ -156,9 +212,11 @@ def check_cupy(state: dict) -> Finding:
     detail = f"{package}, CUDA 런타임(runtime) {_version_text(runtime)}용"
     driver = state.get("driver_cuda")
     if driver is not None and driver // 1000 < runtime // 1000:
+        fix = ("드라이버를 업데이트하거나, CUDA 12용 CuPy를 쓰세요: " + _gpu_requirements_fix(12) if hosted_platform() is None
+               else "플랫폼이 설치한 CuPy와 드라이버가 맞지 않습니다. CuPy를 바꾸지 말고 플랫폼 관리자에게 알리세요"
+               + (" (Colab: 런타임 → 런타임 연결 해제 및 삭제 후 다시 연결)" if hosted_platform() == COLAB else ""))
         return Finding(FAIL,
-                       f"{detail}: 드라이버는 CUDA {_version_text(driver)}까지만 지원하므로 이 CuPy는 GPU를 쓰지 못합니다.",
-                       "드라이버를 업데이트하거나, CUDA 12용 CuPy를 쓰세요: " + _gpu_requirements_fix(12))
+                       f"{detail}: 드라이버는 CUDA {_version_text(driver)}까지만 지원하므로 이 CuPy는 GPU를 쓰지 못합니다.", fix)
     return Finding(OK, detail)
 
 
@@ -183,7 +241,7 @@ def check_nvrtc(state: dict) -> Finding:
         version = ".".join(map(str, nvrtc.getVersion()))
     except Exception as err:
         return Finding(FAIL, f"NVRTC 라이브러리를 불러오지 못했습니다 ({type(err).__name__}: {err}).",
-                       _gpu_requirements_fix(state.get("cupy_cuda_major")))
+                       _gpu_requirements_fix(state.get("cupy_cuda_major"), "nvrtc"))
     if "runtime" not in state["passed"]:
         return Finding(OK, f"NVRTC {version} 라이브러리를 찾았습니다 (커널 실행 시험은 GPU가 있어야 합니다)")
     import cupy
@@ -196,7 +254,7 @@ def check_nvrtc(state: dict) -> Finding:
         ok = bool((x == 1).all())
     except Exception as err:
         return Finding(FAIL, f"시험 커널을 컴파일하거나 실행하지 못했습니다 ({type(err).__name__}: {err}).",
-                       _gpu_requirements_fix(state.get("cupy_cuda_major")))
+                       _gpu_requirements_fix(state.get("cupy_cuda_major"), "nvrtc"))
     if not ok:
         return Finding(FAIL, "작은 시험 커널이 틀린 값을 냈습니다.", "nvidia-smi로 GPU 상태를 확인하세요")
     return Finding(OK, f"NVRTC {version}, 시험 커널을 컴파일해 실행함")
@@ -274,8 +332,9 @@ def check_course_kernel(state: dict) -> Finding:
     try:
         r = check("sgemm_naive", 33, 65, 17, seed=1)
     except Exception as err:
-        return Finding(FAIL, f"sgemm_naive를 실행하지 못했습니다 ({type(err).__name__}: {err}).",
-                       _gpu_requirements_fix(state.get("cupy_cuda_major")))
+        fix = (_gpu_requirements_fix(state.get("cupy_cuda_major")) if hosted_platform() is None
+               else "위의 점검 결과를 먼저 확인하고, 런타임(커널)을 다시 시작한 뒤 다시 실행하세요")
+        return Finding(FAIL, f"sgemm_naive를 실행하지 못했습니다 ({type(err).__name__}: {err}).", fix)
     if not r.ok:
         return Finding(FAIL, f"sgemm_naive 33×65×17의 상대 오차가 {r.rel_error:.1e}입니다.", "nvidia-smi로 GPU 상태를 확인하세요")
     return Finding(OK, f"sgemm_naive 33×65×17을 cuBLAS와 비교: 상대 오차 {r.rel_error:.1e}")
@@ -310,6 +369,27 @@ def module_kernels() -> dict[int, set[str]]:
     return out
 
 
+def course_modules() -> list[int]:
+    """The course's module numbers, from the syllabus (course/syllabus.py); where the course package is not
+    importable (a bare Python with kernels/ alone), the chapters the registry's kernels name."""
+    try:
+        from course import syllabus
+
+        return list(syllabus.load().numbers)
+    except Exception:
+        return sorted(module_kernels())
+
+
+def modules_text(numbers: list[int]) -> str:
+    """'모듈 4–12' for a run of consecutive numbers, else '모듈 4, 6, 9'."""
+    numbers = sorted(numbers)
+    if not numbers:
+        return "모듈 없음"
+    if len(numbers) > 2 and numbers == list(range(numbers[0], numbers[-1] + 1)):
+        return f"모듈 {numbers[0]}–{numbers[-1]}"
+    return "모듈 " + ", ".join(map(str, numbers))
+
+
 def _config_lines(fits) -> list[str]:
     from kernels import configs
 
@@ -337,8 +417,9 @@ def check_configs(state: dict) -> Finding:
     by_name = {f.spec.name: f for f in fits}
     lines = _config_lines([by_name[n] for n in shown])
     live, recorded = [], []
-    for module, names in sorted(module_kernels().items()):
-        (live if all(by_name[n].fits for n in names) else recorded).append(module)
+    kernels_of = module_kernels()
+    for module in course_modules():
+        (live if all(by_name[n].fits for n in kernels_of.get(module, ())) else recorded).append(module)
     summary = (f"{device.title}의 구성. 실시간으로 실행되는 장(live): 모듈 {', '.join(map(str, live)) or '없음'}"
                + (f"; 기록된 결과로 대신하는 장: 모듈 {', '.join(map(str, recorded))}" if recorded else ""))
     state["live_modules"] = live
@@ -353,8 +434,11 @@ def check_tools(state: dict) -> Finding:
     if len(found) == 2:
         return Finding(OK, "ncu, compute-sanitizer")
     missing = ", ".join(t for t in ("ncu", "compute-sanitizer") if t not in found)
-    return Finding(WARN, f"PATH에서 찾지 못한 도구: {missing}. 커널 실행과 측정에는 필요 없고, `make gpu-test`의 "
-                         "sanitizer 검사와 모듈 10의 프로파일링에만 씁니다.",
+    detail = (f"PATH에서 찾지 못한 도구: {missing}. 커널 실행과 측정에는 필요 없고, `make gpu-test`의 "
+              "sanitizer 검사와 모듈 10의 프로파일링에만 씁니다.")
+    if hosted_platform() is not None:   # nothing to install on a notebook platform: the chapters do without
+        return Finding(WARN, detail + " 노트북의 장은 이 도구 없이 실행됩니다.", "설치하지 않아도 됩니다")
+    return Finding(WARN, detail,
                    "CUDA Toolkit을 설치하세요 (https://developer.nvidia.com/cuda-downloads), 또는 이 단계는 건너뛰세요")
 
 
@@ -400,12 +484,21 @@ def run_checks() -> list[tuple[str, Finding]]:
 
 def verdict(results: list[tuple[str, Finding]]) -> tuple[bool, str]:
     failed = [f for k, f in results if k in REQUIRED and f.status not in (OK, WARN)]
+    platform = hosted_platform()
     if not failed:
-        return True, "이 머신에서 강좌의 커널을 실행하고 cuBLAS와 비교해 측정할 수 있습니다. `make lab`으로 시작하세요."
+        start = "노트북의 셀을 차례로 실행하세요." if platform else "`make lab`으로 시작하세요."
+        return True, "이 머신에서 강좌의 커널을 실행하고 cuBLAS와 비교해 측정할 수 있습니다. " + start
     first = failed[0]
+    every = modules_text(course_modules())
+    if first is results[0][1] and platform == COLAB:
+        return False, (f"GPU로 실행할 수 없습니다: 이 Colab 런타임에는 GPU가 없습니다. 모든 장({every})은 기록된 결과로 "
+                       "실행됩니다. GPU로 실행하려면: " + COLAB_RUNTIME_FIX + ".")
+    if first is results[0][1] and platform == HUB:
+        return False, (f"GPU로 실행할 수 없습니다: 이 서버에는 GPU가 없습니다. 모든 장({every})은 기록된 결과로 "
+                       "실행됩니다.")
     if first is results[0][1]:
         return False, ("GPU로 실행할 수 없습니다: NVIDIA 드라이버가 없습니다. 이 컴퓨터에서는 사이트(`make book`)와 "
-                       "노트북이 모든 장(모듈 4–11)에서 기록된 결과를 보여 줍니다.")
+                       f"노트북이 모든 장({every})에서 기록된 결과를 보여 줍니다.")
     return False, f"GPU로 실행할 수 없습니다: {first.check} 점검이 실패했습니다. 아래 해결 방법을 먼저 실행하세요."
 
 

@@ -33,7 +33,7 @@ def test_without_a_gpu_the_doctor_says_so_and_what_still_works():
 
     assert checks["profile"]["status"] == "ok" and "자신의 구성" in checks["profile"]["detail"]
     assert checks["configs"]["status"] == "skip"
-    assert "모듈 4–11" in report["summary"]
+    assert doctor.modules_text(doctor.course_modules()) in report["summary"]
 
     text = _run_cli()
     assert text.returncode == 0
@@ -129,3 +129,86 @@ def test_every_module_lists_the_kernels_its_cells_launch():
     assert set(registry.LEVEL_REPRESENTATIVE.values()) <= modules[10]
     assert {"sgemm_warp_tiling", "sgemm_async_copy_vec", "sgemm_double_buffer"} <= modules[11] | modules[9]
     assert all(name in registry.KERNELS for names in modules.values() for name in names)
+
+
+# ----------------------------------------------------------------------------- hosted platforms (Colab, a JupyterHub)
+
+COLAB_ENV = {"COLAB_RELEASE_TAG": "release-colab-20260101"}
+HUB_ENV = {"JUPYTERHUB_API_URL": "http://hub:8081/hub/api", "JUPYTERHUB_USER": "learner"}
+
+
+def _platform(monkeypatch, env: dict):
+    for key in [k for k in __import__("os").environ if k.startswith(("COLAB_", "JUPYTERHUB_"))]:
+        monkeypatch.delenv(key)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+
+
+def test_hosted_platform_is_told_by_its_environment():
+    assert doctor.hosted_platform({}) is None
+    assert doctor.hosted_platform(COLAB_ENV) == doctor.COLAB
+    assert doctor.hosted_platform(HUB_ENV) == doctor.HUB
+    assert doctor.hosted_platform({"JUPYTERHUB_SERVICE_PREFIX": "/user/x/"}) == doctor.HUB
+
+
+def test_on_colab_without_a_gpu_the_fix_is_the_runtime_type_not_a_driver(monkeypatch):
+    _platform(monkeypatch, COLAB_ENV)
+
+    def no_libcuda(*args, **kwargs):
+        raise OSError("libcuda.so.1: cannot open shared object file")
+
+    monkeypatch.setattr(doctor.ctypes, "CDLL", no_libcuda)
+    finding = doctor.check_driver({})
+    assert finding.status == doctor.FAIL and "Colab" in finding.detail
+    assert "런타임 유형 변경" in finding.fix and "T4 GPU" in finding.fix and "ubuntu-drivers" not in finding.fix
+    rows = [("driver", finding)] + [(k, doctor.Finding(doctor.SKIP, "", check=t)) for k, t, _, _ in doctor.CHECKS[1:]]
+    ok, summary = doctor.verdict(rows)
+    assert not ok and "런타임 유형 변경" in summary and doctor.modules_text(doctor.course_modules()) in summary
+    _platform(monkeypatch, HUB_ENV)
+    hub = doctor.check_driver({})
+    assert "Hub Control Panel" in hub.fix and "ubuntu-drivers" not in hub.fix
+
+
+@pytest.mark.parametrize("env", [COLAB_ENV, HUB_ENV], ids=["colab", "jupyterhub"])
+def test_on_a_hosted_platform_fixes_install_only_what_is_missing(monkeypatch, env):
+    _platform(monkeypatch, env)
+    fixes = {(missing, major): doctor._gpu_requirements_fix(major, missing)
+             for missing in ("cupy", "cublas", "nvrtc") for major in (12, 13)}
+    for fix in fixes.values():
+        assert fix.startswith("!{sys.executable} -m pip install "), fix
+        assert "requirements" not in fix and " -r " not in fix, "never the course's whole lock on a platform"
+        for platform_package in ("numpy", "ipywidgets", "plotly", "jupyter-book", "playwright", "pytest"):
+            assert platform_package not in fix
+    assert '"nvidia-cublas-cu12==12.*"' in fixes[("cublas", 12)]
+    assert fixes[("cublas", 12)].count("nvidia-") == (2 if env is HUB_ENV else 1)   # the Hub also gets the terminal form
+    assert '"cupy-cuda12x>=13.2,<15"' in fixes[("cupy", 12)] and "cublas" not in fixes[("cupy", 12)]
+    assert "cuda-toolkit[cublas]==13.*" in fixes[("cublas", 13)]
+
+
+def test_on_colab_a_missing_cublas_is_fixed_by_the_cuda12_wheel_alone(monkeypatch):
+    _platform(monkeypatch, COLAB_ENV)
+    real_import = builtins.__import__
+
+    def no_cublas(name, globals=None, locals=None, fromlist=(), level=0):
+        if name == "cupy_backends.cuda.libs" and fromlist and "cublas" in fromlist:
+            raise ImportError('Failure finding "libcublasLt.so.12"')
+        return real_import(name, globals, locals, fromlist, level)
+
+    monkeypatch.setattr(builtins, "__import__", no_cublas)
+    finding = doctor.check_cublas({"passed": {"cupy"}, "cupy_cuda_major": 12})
+    assert finding.fix == '!{sys.executable} -m pip install "nvidia-cublas-cu12==12.*"'
+
+
+def test_off_a_platform_the_fix_stays_the_courses_gpu_requirements(monkeypatch):
+    _platform(monkeypatch, {})
+    assert doctor._gpu_requirements_fix(12).endswith("-m pip install -r requirements-gpu.txt")
+    assert not doctor._gpu_requirements_fix(12).startswith("!")
+
+
+def test_modules_come_from_the_syllabus():
+    from course import syllabus
+
+    assert doctor.course_modules() == list(syllabus.load().numbers)
+    assert doctor.modules_text([4, 5, 6, 7, 8, 9, 10, 11, 12]) == "모듈 4–12"
+    assert doctor.modules_text([4, 6, 9]) == "모듈 4, 6, 9"
+    assert set(doctor.module_kernels()) <= set(doctor.course_modules())
