@@ -141,7 +141,7 @@ def lab_banner_html(decision: GateDecision, best_correct_count: int | None, link
     link = f'<a href="{html.escape(target)}" target="_blank">{html.escape(label)}</a>'
     title = html.escape(decision.title)
     if decision.by_code:
-        return _code_banner_html(decision, title, link)
+        return _code_banner_html(decision, link)
     if decision.passed:
         title = html.escape(with_particle(decision.title, "를", strict=False))
         return (f'<div class="course-gate-lab" style="border-left:4px solid #2e7d32;padding:6px 10px">'
@@ -166,18 +166,24 @@ def lab_banner_html(decision: GateDecision, best_correct_count: int | None, link
             f'({tried}). 체크포인트 장: {link}</p>{exercises}<p>{tail}</p></div>')
 
 
-def _code_banner_html(decision: GateDecision, title: str, link: str) -> str:
+def _object_title(title: str) -> str:
+    """The checkpoint's title in bold with its object particle (을/를) after it."""
+    with_object = with_particle(title, "를", strict=False)
+    return f"<b>{html.escape(title)}</b>{html.escape(with_object[len(title):])}"
+
+
+def _code_banner_html(decision: GateDecision, link: str) -> str:
     """The banner of a chapter that opens with the instructor's unlock code."""
     if decision.passed:
         return (f'<div class="course-gate-lab" style="border-left:4px solid #2e7d32;padding:6px 10px">'
-                f'교수자의 잠금 해제 코드(unlock code)로 열었습니다 (학번 {html.escape(decision.student)}).</div>')
+                f'강사의 잠금 해제 코드(unlock code)로 열었습니다 (학번 {html.escape(decision.student)}).</div>')
     policy = "strict" if decision.locked else "advisory"
     color = "#c62828" if decision.locked else "#f9a825"
     tail = ("노트북(notebook)은 자기 셀을 숨길 수 없으므로 아래 내용은 그대로 보이지만, 코드를 받기 전에는 진도를 "
             "나가지 마세요." if decision.locked else "코드 없이도 계속 진행할 수 있습니다.")
     return (f'<div class="course-gate-lab" style="border-left:4px solid {color};padding:6px 10px">'
-            f'<p>이 장은 교수자가 주는 잠금 해제 코드(unlock code)로 열립니다(게이팅 정책: {policy}). '
-            f'먼저 <b>{title}</b>({decision.rule} 이상)를 풀고 제출 파일을 내세요. 체크포인트 장: {link}</p>'
+            f'<p>이 장은 강사가 주는 잠금 해제 코드(unlock code)로 열립니다(게이팅 정책: {policy}). '
+            f'먼저 {_object_title(decision.title)} 풀고({decision.rule} 이상 정답) 제출 파일을 내세요. 체크포인트 장: {link}</p>'
             f'<p>코드를 받았다면 코드 셀에서 <code>course.gating.unlock("학번", "코드")</code>를 실행하세요 '
             f'(<code>import course.gating</code> 뒤에).</p><p>{tail}</p></div>')
 
@@ -290,7 +296,7 @@ def unlock(student_id: str, code: str, module: int | None = None, settings: Cour
                     ok=False)
     target = module if module is not None else code_module(code)
     if target is None:
-        return _say("잠금 해제 코드의 형식이 아닙니다: 교수자에게 받은 코드(U6-…처럼 시작)를 그대로 붙여 넣으세요.", ok=False)
+        return _say("잠금 해제 코드의 형식이 아닙니다: 강사에게 받은 코드(U6-…처럼 시작)를 그대로 붙여 넣으세요.", ok=False)
     try:
         student = normalise_student_id(student_id)
         ok = verify_code(unlock_settings.public_key, unlock_settings.course, target, student, code)
@@ -298,7 +304,7 @@ def unlock(student_id: str, code: str, module: int | None = None, settings: Cour
         return _say(html.escape(str(exc)), ok=False)
     if not ok:
         return _say(f"코드가 맞지 않습니다: 학번 {html.escape(student)}, 모듈 {int(target)} 체크포인트의 코드가 아닙니다. "
-                    "학번을 교수자의 명단과 똑같이(대소문자 포함) 넣었는지, 코드를 빠짐없이 붙여 넣었는지 확인하세요.", ok=False)
+                    "학번을 강사의 명단과 똑같이(대소문자 포함) 넣었는지, 코드를 빠짐없이 붙여 넣었는지 확인하세요.", ok=False)
     _SESSION_CODES[int(target)] = (student, code)
     saved = "진행 파일에 저장했습니다"
     try:

@@ -343,13 +343,13 @@ def read_roster(path) -> tuple[list[tuple[str, str, int]], list[str]]:
 def add_parser(sub) -> None:
     parser = sub.add_parser(
         "unlock", help="잠금 해제 코드: 키 만들기, 학생별 코드, 확인 / instructor unlock codes",
-        description="체크포인트 다음 장을 교수자가 서명한 학생별 잠금 해제 코드(unlock code)로 여는 설정의 도구입니다. "
+        description="체크포인트 다음 장을 강사가 서명한 학생별 잠금 해제 코드(unlock code)로 여는 설정의 도구입니다. "
                     "/ Keys and per-student codes for chapters that open with an instructor-signed code.",
         epilog="종료 코드 / exit codes: 0 성공 (ok); 1 verify: 맞지 않는 코드가 있음 (a code does not verify); "
                "2 사용법·입력 오류 (usage or input error); 3 code: 코드를 만들지 못한 학번이 있음 (some ids refused).")
     verbs = parser.add_subparsers(dest="unlock_command", required=True, metavar="VERB")
     keygen = verbs.add_parser("keygen", help="서명 키 만들기 / make the signing key pair",
-                              description="ECDSA P-256 키 쌍을 만듭니다. 개인 키는 교수자만 가집니다 (파일 권한 0600). "
+                              description="ECDSA P-256 키 쌍을 만듭니다. 개인 키는 강사만 가집니다 (파일 권한 0600). "
                                           "출력되는 unlock_public_key 줄을 _config.yml의 course_settings에 넣으세요.")
     keygen.add_argument("--out", required=True, metavar="DIR", help="키를 쓸 폴더 / folder for the key files")
     keygen.add_argument("--force", action="store_true", help="있는 키를 덮어씀 / overwrite an existing key")
@@ -408,7 +408,7 @@ def _keygen(args) -> int:
     os.chmod(key_path, 0o600)
     line = f"unlock_public_key: {public_key_text(key)}"
     public_path.write_text(line + "\n", encoding="utf-8")
-    print(f"개인 키 (private key, 교수자만 보관, 권한 0600): {shown_name(key_path)}")
+    print(f"개인 키 (private key, 강사만 보관, 권한 0600): {shown_name(key_path)}")
     print(f"공개 키 (public key): {shown_name(public_path)}")
     print("_config.yml의 sphinx.config.course_settings에 다음 두 줄을 넣고 사이트를 다시 빌드하세요:")
     print("  gating_unlock: instructor")

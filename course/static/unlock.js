@@ -152,7 +152,7 @@
   function openNotice(gate, options, student) {
     var again = el("button", { type: "button", "data-course-unlock-forget": "true", text: "이 브라우저에서 코드 지우기" });
     var box = notice(gate, "open", [
-      el("p", { tabindex: "-1", text: "교수자의 잠금 해제 코드(unlock code)로 이 장이 열렸습니다 (학번 " + student + ")." }),
+      el("p", { tabindex: "-1", text: "강사의 잠금 해제 코드(unlock code)로 이 장이 열렸습니다 (학번 " + student + ")." }),
       el("p", {}, [again])]);
     again.addEventListener("click", function () {
       forget(options.course, options.module);
@@ -171,9 +171,9 @@
     var n = ++counter, id = "course-unlock-" + options.module + "-" + n;
     var title = options.title || ("모듈 " + options.module + " 체크포인트");
     var intro = options.locked
-      ? "이 장은 잠겨 있습니다. 교수자가 " + title + "(" + options.rule + " 이상)의 제출 파일을 채점한 뒤 학생마다 주는 " +
+      ? "이 장은 잠겨 있습니다. 강사가 " + title + "(" + options.rule + " 이상)의 제출 파일을 채점한 뒤 학생마다 주는 " +
         "잠금 해제 코드(unlock code)로 열립니다. 체크포인트를 통과한 것만으로는 열리지 않습니다."
-      : "ℹ️ 이 장을 시작하기 전에 통과하기를 권하는 체크포인트: " + title + " (" + options.rule + " 이상). 교수자에게 " +
+      : "ℹ️ 이 장을 시작하기 전에 통과하기를 권하는 체크포인트: " + title + " (" + options.rule + " 이상). 강사에게 " +
         "받은 잠금 해제 코드(unlock code)가 있으면 아래에 넣으세요.";
     var student = field(id + "-student", "학번", id + "-status", { "data-course-unlock-student": "true", autocomplete: "username" });
     var code = field(id + "-code", "잠금 해제 코드", id + "-status " + id + "-hint", { "data-course-unlock-code": "true", size: "40" });
@@ -220,7 +220,7 @@
       button.disabled = false;
       if (!ok) {
         invalid(codeInput, true);
-        say(status, "코드가 맞지 않습니다: 이 학번의 코드가 아닙니다. 학번을 교수자의 명단과 똑같이(대소문자 포함) " +
+        say(status, "코드가 맞지 않습니다: 이 학번의 코드가 아닙니다. 학번을 강사의 명단과 똑같이(대소문자 포함) " +
             "넣었는지, 코드를 빠짐없이 붙여 넣었는지 확인하세요.", true);
         codeInput.focus();
         return;
@@ -265,7 +265,7 @@
         if (o.open) { o.open(); }
         openNotice(gate, o, normaliseText(saved.student));
       } else {
-        say(form.status, "이 브라우저에 저장된 코드가 맞지 않아 지웠습니다. 교수자에게 받은 코드를 다시 넣으세요.", true);
+        say(form.status, "이 브라우저에 저장된 코드가 맞지 않아 지웠습니다. 강사에게 받은 코드를 다시 넣으세요.", true);
         forget(o.course, o.module);
       }
       return ok;
