@@ -299,9 +299,10 @@ ID_COLUMNS = ("student_id", "id", "학번", "student id", "학생 id")
 NAME_COLUMNS = ("name", "student_name", "이름", "성명")
 
 
-def read_roster(path) -> tuple[list[tuple[str, str, int]], list[str]]:
+def read_roster(path, passed_only: bool = False) -> tuple[list[tuple[str, str, int]], list[str]]:
     """[(student id as written, name, line)] and Korean problems. UTF-8 (with or without BOM), or
-    CP949 as Korean spreadsheets save it; the id column is student_id (or id, 학번)."""
+    CP949 as Korean spreadsheets save it; the id column is student_id (or id, 학번). passed_only: only
+    the rows whose ``passed`` column is ``yes`` (a gradebook that `grade` wrote serves as the roster)."""
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
@@ -326,15 +327,20 @@ def read_roster(path) -> tuple[list[tuple[str, str, int]], list[str]]:
         raise UnlockError(f"명단 파일(roster)의 첫 줄에 학번 열(student_id, id 또는 학번)이 없습니다 "
                           f"(받은 열: {printable(', '.join(rows[0]))[:200]})")
     name_col = next((header.index(c) for c in NAME_COLUMNS if c in header), None)
+    passed_col = header.index("passed") if "passed" in header else None
+    if passed_only and passed_col is None:
+        raise UnlockError("--passed-only에는 passed 열이 있는 명단이 필요합니다 (`grade`가 쓴 성적부 CSV)")
     students, problems = [], []
     for line, row in enumerate(rows[1:], 2):
         if not any(cell.strip() for cell in row):
+            continue
+        if passed_only and (row[passed_col].strip() if passed_col < len(row) else "") != "yes":
             continue
         sid = unneutralised(row[id_col]) if id_col < len(row) else ""
         name = row[name_col] if name_col is not None and name_col < len(row) else ""
         students.append((sid, name, line))
     if not students:
-        problems.append("명단에 학번이 한 줄도 없습니다")
+        problems.append("명단에 코드를 만들 학번이 한 줄도 없습니다")
     return students, problems
 
 
@@ -360,6 +366,9 @@ def add_parser(sub) -> None:
     who = code.add_mutually_exclusive_group(required=True)
     who.add_argument("--student", action="append", metavar="ID", help="학번 (여러 번 쓸 수 있음) / student id")
     who.add_argument("--roster", metavar="CSV", help="명단 CSV (student_id 또는 학번 열) / roster with a student_id column")
+    code.add_argument("--passed-only", action="store_true",
+                      help="명단의 passed 열이 yes인 학생만 (성적부 CSV를 명단으로) / only rows whose passed column is "
+                           "yes (a gradebook as the roster)")
     code.add_argument("--out", metavar="CSV", help="코드 CSV (LMS에 올릴 파일) / codes CSV to write")
     verify = verbs.add_parser("verify", help="코드 확인 / check codes against the public key",
                               description="코드가 이 강좌, 모듈, 학번에 맞는지 공개 키로 확인합니다 (기본: _config.yml의 "
@@ -420,7 +429,9 @@ def _code(args) -> int:
     key = load_private_key(args.key)
     course = _course_text(args)
     if args.roster:
-        students, problems = read_roster(args.roster)
+        students, problems = read_roster(args.roster, args.passed_only)
+    elif args.passed_only:
+        raise UnlockError("--passed-only는 --roster와 함께 씁니다")
     else:
         students, problems = [(sid, "", 0) for sid in args.student], []
     rows, refused = [], 0

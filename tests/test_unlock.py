@@ -238,3 +238,23 @@ def test_banner_links_to_the_sibling_notebook(tmp_path, monkeypatch):
     decision = gating.decide(7, strict(), None)
     banner = gating.lab_banner_html(decision, None, "m06_tiling.ipynb")
     assert 'href="m06_tiling.ipynb"' in banner and ".md" not in banner
+
+
+def test_codes_for_the_students_a_gradebook_says_passed(keys, tmp_path):
+    private, public, _ = keys
+    config = config_file(tmp_path, public)
+    gradebook = tmp_path / "gradebook.csv"
+    gradebook.write_text('\ufeff"student_id","student_name","module","passed"\n"A1","가",6,"yes"\n"B2","나",6,"no"\n'
+                         '"\'-C3","다",6,"yes"\n"D4","라",6,"pending"\n', encoding="utf-8")
+    out = tmp_path / "codes.csv"
+    proc = cli("code", "--key", private, "--module", 6, "--roster", gradebook, "--passed-only", "--out", out,
+               config=config)
+    assert proc.returncode == 0, proc.stderr
+    with open(out, encoding="utf-8-sig", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [(r["student_id"], r["name"]) for r in rows] == [("A1", "가"), ("'-C3", "다")]
+    assert unlock.verify_code(public, COURSE, 6, "-C3", rows[1]["code"])      # the id without the CSV's apostrophe
+    plain = tmp_path / "plain.csv"
+    plain.write_text("student_id\nA1\n", encoding="utf-8")
+    refused = cli("code", "--key", private, "--module", 6, "--roster", plain, "--passed-only", config=config)
+    assert refused.returncode == 2 and "passed" in refused.stderr
