@@ -4,8 +4,9 @@
 violation is collected and raised together as :class:`BankError`, one Korean line per
 problem naming the file, the question id and the field. ``student_view`` strips every
 answer (for forms handed to students), ``answer_key`` keeps only the answers, and
-``site_payload`` is what the static site's quiz.js receives (it grades in the browser,
-so it needs the key).
+``site_payload`` is what the static site's quiz.js receives for a practice quiz (it grades
+in the browser, so it needs the key); a checkpoint's page gets course.checkpoint_lock's
+``locked_payload`` instead, which holds no readable key.
 
 The banks folder is ``course/banks`` unless ``banks_dir`` or the environment variable
 ``SGEMM_COURSE_BANKS`` names another one (tests use ``tests/fixtures/banks``).
@@ -95,12 +96,14 @@ class NumericAnswer:
     value: float
     tolerance: float
     unit: str
+    rel: float = 0.0     # relative tolerance: right within max(tolerance, rel * |value|) (course.grading's grid)
 
 
 @dataclass(frozen=True)
 class Blank:
     id: str
     accept: tuple
+    evaluate: dict | None = None   # {"vars": {...}}: graded by the expression's values (course.variants.code_values)
 
 
 @dataclass(frozen=True)
@@ -265,12 +268,20 @@ def validate_bank_data(data, name: str = "<bank>") -> list[str]:
             f"{name}: questions: 모듈 {with_particle(module, '은')} 문항이 {expected_question_count(module)}개여야 합니다 "
             f"(현재 {len(questions)}개)")
     seen_ids: set[str] = set()
+    checkpoint = module is not None and module in _checkpoint_modules()
     for index, question in enumerate(questions, 1):
-        problems += _validate_question(question, index, module, name, seen_ids)
+        problems += _validate_question(question, index, module, name, seen_ids, checkpoint)
     return problems
 
 
-def _validate_question(q, index: int, module, name: str, seen_ids: set) -> list[str]:
+def _checkpoint_modules() -> tuple:
+    """The syllabus's checkpoint modules (their numeric variants must offer enough draws)."""
+    from course import syllabus
+
+    return tuple(syllabus.load().checkpoints())
+
+
+def _validate_question(q, index: int, module, name: str, seen_ids: set, checkpoint: bool = False) -> list[str]:
     if not isinstance(q, dict):
         return [f"{name}: {index}번째 문항: 매핑(mapping)이어야 합니다"]
     qid = q.get("id")
@@ -300,7 +311,8 @@ def _validate_question(q, index: int, module, name: str, seen_ids: set) -> list[
     allowed = COMMON_FIELDS | TYPE_FIELDS.get(qtype, set())
     for key in sorted(set(q) - allowed, key=str):
         bad(str(key), f"{qtype} 문항에는 쓸 수 없는 항목입니다")
-    checker = {"single": _check_choices, "multiple": _check_choices, "numeric": _check_numeric,
+    checker = {"single": _check_choices, "multiple": _check_choices,
+               "numeric": lambda q, bad: _check_numeric(q, bad, checkpoint),
                "code": _check_code, "free": _check_free}.get(qtype)
     if checker:
         checker(q, bad)
@@ -340,19 +352,29 @@ def _check_choices(q, bad) -> None:
                        f"(현재 정답 {n_correct}개, 오답 {n_wrong}개)")
 
 
-def _check_numeric(q, bad) -> None:
+def _check_numeric(q, bad, checkpoint: bool = False) -> None:
     answer = q.get("answer")
     if not isinstance(answer, dict):
         bad("answer", "value, tolerance, unit을 가진 매핑이어야 합니다")
         return
-    for key in sorted(set(answer) - {"value", "tolerance", "unit"}, key=str):
+    for key in sorted(set(answer) - {"value", "tolerance", "unit", "rel"}, key=str):
         bad(f"answer.{key}", "알 수 없는 항목입니다")
-    if not _finite_number(answer.get("value")):
+    value = answer.get("value")
+    if not _finite_number(value):
         bad("answer.value", "유한한 수여야 합니다")
     if "tolerance" not in answer:
         bad("answer.tolerance", "허용 오차(tolerance)가 있어야 합니다 (정확히 맞아야 하면 0)")
     elif not _finite_number(answer["tolerance"]) or answer["tolerance"] < 0:
         bad("answer.tolerance", f"0 이상의 수여야 합니다 (받은 값: {answer['tolerance']!r})")
+    elif _finite_number(value) and 0 < answer["tolerance"] < 1e-9 * abs(value):
+        bad("answer.tolerance", "값에 비해 너무 작습니다 (정확히 맞아야 하면 0)")
+    rel = answer.get("rel", 0)
+    if not _finite_number(rel) or not 0 <= rel <= 0.5:
+        bad("answer.rel", f"상대 허용 오차(rel)는 0 이상 0.5 이하의 수여야 합니다 (받은 값: {rel!r})")
+    elif rel and 0 < rel < 1e-9:
+        bad("answer.rel", "너무 작습니다 (정확히 맞아야 하면 rel을 지우세요)")
+    elif not rel and answer.get("tolerance") == 0 and _finite_number(value) and float(f"{value:.12g}") != value:
+        bad("answer.value", "허용 오차 0으로는 입력할 수 없는 수입니다 (유효 숫자 12자리 이내)")
     if "unit" not in answer:
         bad("answer.unit", "단위(unit)가 있어야 합니다 (단위가 없으면 \"\")")
     elif not isinstance(answer["unit"], str):
@@ -360,7 +382,7 @@ def _check_numeric(q, bad) -> None:
     if "variant" in q:
         from course.variants import validate_variant
 
-        validate_variant(q, bad)
+        validate_variant(q, bad, checkpoint)
 
 
 def _check_code(q, bad) -> None:
@@ -381,7 +403,7 @@ def _check_code(q, bad) -> None:
         if not isinstance(blank, dict):
             bad(f"blanks[{i}]", "id와 accept를 가진 매핑이어야 합니다")
             continue
-        for key in sorted(set(blank) - {"id", "accept"}, key=str):
+        for key in sorted(set(blank) - {"id", "accept", "evaluate"}, key=str):
             bad(f"blanks[{i}].{key}", "알 수 없는 항목입니다")
         bid = blank.get("id")
         declared.append(bid)
@@ -390,6 +412,10 @@ def _check_code(q, bad) -> None:
             bad(f"blanks[{i}].accept", f"빈칸 {bid}의 정답 목록(accept)이 비어 있습니다")
         elif not all(isinstance(a, str) and re.sub(r"\s+", "", a) for a in accept):
             bad(f"blanks[{i}].accept", "정답은 공백만이 아닌 문자열이어야 합니다")
+        elif "evaluate" in blank:
+            from course.variants import validate_evaluate
+
+            validate_evaluate(blank, bad, f"blanks[{i}]")
     if len(set(map(str, declared))) != len(declared):
         bad("blanks", "빈칸 id가 중복됩니다")
     for missing in [b for b in in_code if b not in declared]:
@@ -449,9 +475,10 @@ def question_from_dict(q: dict) -> Question:
         id=q["id"], type=q["type"], bloom=q.get("bloom", ""), section=(q.get("section") or "").strip(),
         prompt=prompt, explanation=(q.get("explanation") or "").rstrip(), variant=variant,
         choices=tuple(Choice(str(c["id"]), c["text"], c["correct"]) for c in q.get("choices") or ()),
-        answer=NumericAnswer(float(answer["value"]), float(answer["tolerance"]), answer["unit"]) if answer else None,
+        answer=NumericAnswer(float(answer["value"]), float(answer["tolerance"]), answer["unit"],
+                             float(answer.get("rel") or 0)) if answer else None,
         code=q.get("code", None) and q["code"].rstrip("\n"),
-        blanks=tuple(Blank(b["id"], tuple(b["accept"])) for b in q.get("blanks") or ()),
+        blanks=tuple(Blank(b["id"], tuple(b["accept"]), b.get("evaluate")) for b in q.get("blanks") or ()),
         model_answer=q.get("model_answer", None) and q["model_answer"].rstrip(),
         rubric=tuple(q.get("rubric") or ()),
     )
@@ -485,6 +512,17 @@ def student_view(bank: Bank) -> dict:
     return {"module": bank.module, "title": bank.title, "bank_hash": bank.digest, "questions": questions}
 
 
+def _answer_dict(a: NumericAnswer) -> dict:
+    out = {"value": a.value, "tolerance": a.tolerance, "unit": a.unit}
+    if a.rel:
+        out["rel"] = a.rel
+    return out
+
+
+def _blank_dict(b: Blank) -> dict:
+    return {"id": b.id, "accept": list(b.accept), **({"evaluate": b.evaluate} if b.evaluate else {})}
+
+
 def answer_key(bank: Bank) -> dict:
     """Only what grading needs, plus explanations, model answers and rubrics."""
     questions = []
@@ -493,7 +531,7 @@ def answer_key(bank: Bank) -> dict:
         if q.type in ("single", "multiple"):
             item["correct"] = list(q.correct_choice_ids)
         elif q.type == "numeric":
-            item["answer"] = {"value": q.answer.value, "tolerance": q.answer.tolerance, "unit": q.answer.unit}
+            item["answer"] = _answer_dict(q.answer)
             if q.variant is not None:
                 item["variant"] = q.variant.to_dict()
         elif q.type == "code":
@@ -507,7 +545,8 @@ def answer_key(bank: Bank) -> dict:
 
 
 def site_payload(bank: Bank) -> dict:
-    """Everything quiz.js needs to render and grade in the browser (answers included)."""
+    """Everything quiz.js needs to render and grade a practice quiz in the browser (answers included;
+    never for a checkpoint: course.checkpoint_lock.locked_payload)."""
     questions = []
     for q in bank.questions:
         item = _question_common(q)
@@ -515,12 +554,12 @@ def site_payload(bank: Bank) -> dict:
         if q.type in ("single", "multiple"):
             item["choices"] = [{"id": c.id, "text": c.text, "correct": c.correct} for c in q.choices]
         elif q.type == "numeric":
-            item["answer"] = {"value": q.answer.value, "tolerance": q.answer.tolerance, "unit": q.answer.unit}
+            item["answer"] = _answer_dict(q.answer)
             if q.variant is not None:
                 item["variant"] = q.variant.to_dict()
         elif q.type == "code":
             item["code"] = q.code
-            item["blanks"] = [{"id": b.id, "accept": list(b.accept)} for b in q.blanks]
+            item["blanks"] = [_blank_dict(b) for b in q.blanks]
         else:
             item["model_answer"] = q.model_answer
             item["rubric"] = list(q.rubric)

@@ -12,16 +12,27 @@ multiple
     Fully correct only when exactly the correct set is picked. Picking everything
     therefore scores (n_correct - n_wrong) / n_correct, usually 0 or little.
 numeric
-    The answer is parsed by :func:`parse_number` and is correct when
-    ``|x - value| <= tolerance + 1e-9 * max(1, |value|)`` (the small term only absorbs
-    binary rounding such as 9.61 - 9.56). Accepted forms: ``8192``, ``8,192`` (commas
+    The answer is parsed by :func:`parse_number` and judged on a grid (:func:`numeric_right`), the
+    same rule in quiz.js (practice and checkpoint pages, where only the cells' digests are
+    published) and in the instructor's grade. With key k and tolerance t > 0 the grid width is
+    w = t / 4 and x is right when floor(x / w) is one of the cells floor((k - t) / w - 1e-6) ..
+    floor((k + t) / w + 1e-6): everything within t is right, and an answer up to t / 4 beyond
+    the edge may be. With a relative tolerance ``rel`` (k != 0) the grid is logarithmic: for
+    |x| = m * 2**e, m in [1, 2), the cell is (sign, e, floor((m - 1) * K)) with K = ceil(4 / rel),
+    and x is right when its cell is one of those from |k| (1 - rel) to |k| (1 + rel) (so again up to
+    a quarter of the tolerance beyond). Both grids apply when both are given. With neither (t = 0,
+    no rel) the answer must be the key exactly: their canonical texts (:func:`canonical_number`)
+    are equal. Accepted forms: ``8192``, ``8,192`` (commas
     only as thousands separators), ``9.56``, ``.5``, ``-3``, ``1.5e3``, full-width digits,
     and a trailing unit equal to the question's unit or one of its aliases
     (``8192 B``, ``8192 bytes``, ``8192바이트``). Anything else is rejected with a Korean
     message (status "invalid"), never an exception.
 code
     Each blank is compared, after removing all whitespace, with each accepted answer
-    (also without whitespace), case-sensitively. score = right blanks / blanks.
+    (also without whitespace), case-sensitively. A blank with ``evaluate`` is graded by meaning
+    instead: the answer (without whitespace) is read by course.variants' integer grammar and is
+    right when its values over the blank's variable assignments are those of the first accepted
+    answer (:func:`blank_canonical`). score = right blanks / blanks.
 free
     Never scored by matching text. In the learner's quiz (mode "learner") the learner's
     self-assessment decides: true -> 1 (status "self"), false -> 0, none yet -> "pending".
@@ -43,6 +54,12 @@ from course.bank import Question
 
 __all__ = [
     "AnswerFormatError",
+    "accepted_forms",
+    "answer_forms",
+    "blank_canonical",
+    "canonical_number",
+    "choice_canonical",
+    "numeric_right",
     "NUMBER_MESSAGES",
     "QuestionResult",
     "QuizResult",
@@ -160,6 +177,115 @@ def normalize_code(text: str) -> str:
     return WHITESPACE.sub("", text)
 
 
+# ----------------------------------------------------------------------------- canonical answers
+# What an answer is compared as. A checkpoint page publishes digests of the accepted canonical
+# forms only (course.checkpoint_lock); quiz.js computes the same forms from the learner's answer.
+
+GRID_SLACK = 1e-6      # in cells: a key edge that falls on a cell boundary keeps the cell beyond it
+MAX_CELLS = 40         # a degenerate grid (tolerance far below the key's precision) is cut here
+
+
+def canonical_number(x: float) -> str:
+    """One text per double: an integer below 1e21 in digits ("8192", "-3"), anything else as
+    JavaScript's Number.prototype.toExponential() writes it ("9.56e+0", "1.5e-7")."""
+    x = float(x)
+    if x == math.floor(x) and abs(x) < 1e21:
+        return str(int(x))
+    sign = "-" if x < 0 else ""
+    digits, exponent = _shortest_digits(abs(x))
+    mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+    return f"{sign}{mantissa}e{'+' if exponent >= 0 else '-'}{abs(exponent)}"
+
+
+def _shortest_digits(x: float) -> tuple[str, int]:
+    """The shortest round-trip digits of x > 0 (repr's) and the decimal exponent of the first one."""
+    from decimal import Decimal
+
+    t = Decimal(repr(x)).as_tuple()
+    digits = "".join(map(str, t.digits))
+    exponent = t.exponent + len(digits) - 1
+    return digits.rstrip("0") or "0", exponent
+
+
+def _linear_cell(x: float, width: float) -> float | None:
+    cell = x / width
+    return float(math.floor(cell)) if math.isfinite(cell) else None
+
+
+def _log_cell(a: float, k_cells: int) -> tuple[int, int]:
+    """(e, j) of a > 0: a = m * 2**e with m in [1, 2), j = floor((m - 1) * k_cells)."""
+    m, e = math.frexp(a)
+    return e - 1, math.floor((m * 2 - 1) * k_cells)
+
+
+def _log_cells_per_octave(rel: float) -> int:
+    return math.ceil(4 / rel)
+
+
+def answer_forms(x: float, tolerance: float, rel: float = 0.0) -> list[str]:
+    """The canonical forms of a learner's number x, one per grid the question may use."""
+    out = ["X" + canonical_number(x)]
+    if tolerance > 0:
+        cell = _linear_cell(x, tolerance / 4)
+        if cell is not None:
+            out.append("L" + canonical_number(cell))
+    if rel > 0 and x != 0:
+        e, j = _log_cell(abs(x), _log_cells_per_octave(rel))
+        out.append(f"G{'+' if x > 0 else '-'}{e}:{j}")
+    return out
+
+
+def accepted_forms(key: float, tolerance: float, rel: float = 0.0) -> list[str]:
+    """The canonical forms that are right for key (see the module docstring)."""
+    out = []
+    if tolerance > 0:
+        width = tolerance / 4
+        low = _linear_cell((key - tolerance) / width - GRID_SLACK, 1.0)
+        high = _linear_cell((key + tolerance) / width + GRID_SLACK, 1.0)
+        if low is not None and high is not None:
+            cell = low
+            while cell <= high and len(out) < MAX_CELLS:
+                out.append("L" + canonical_number(cell))
+                cell += 1
+    if rel > 0 and key != 0:
+        k_cells, a = _log_cells_per_octave(rel), abs(key)
+        sign = "+" if key > 0 else "-"
+        e, j = _log_cell(a - a * rel, k_cells)
+        last = _log_cell(a + a * rel, k_cells)
+        count = 0
+        while (e, j) <= last and count < MAX_CELLS:
+            out.append(f"G{sign}{e}:{j}")
+            count += 1
+            j += 1
+            if j == k_cells:
+                e, j = e + 1, 0
+    return out or ["X" + canonical_number(key)]
+
+
+def numeric_right(x: float, key: float, tolerance: float, rel: float = 0.0) -> bool:
+    """The one rule for a numeric answer (grid cells; exact when there is no tolerance)."""
+    return not set(answer_forms(x, tolerance, rel)).isdisjoint(accepted_forms(key, tolerance, rel))
+
+
+def choice_canonical(ids) -> str:
+    """A choice answer as one text: the picked ids, sorted, joined by ","."""
+    return ",".join(sorted(str(i) for i in ids))
+
+
+def blank_canonical(blank, text: str) -> str | None:
+    """A code blank's answer as it is compared: the text without whitespace, or, for a blank graded by
+    meaning, "=" and its values joined by "," (None when it has no value)."""
+    given = normalize_code(text)
+    if not given:
+        return None
+    if getattr(blank, "evaluate", None):
+        from course.variants import code_values
+
+        values = code_values(given, blank.evaluate)
+        return None if values is None else "=" + ",".join(str(v) for v in values)
+    return given
+
+
 @dataclass
 class QuestionResult:
     qid: str
@@ -271,9 +397,8 @@ def _grade_numeric(q: Question, response) -> QuestionResult:
         value = parse_number(response, q.answer.unit)
     except AnswerFormatError as exc:
         return QuestionResult(q.id, q.type, "invalid", 0.0, str(exc), {"error": exc.code})
-    expected = q.answer.value
-    slack = q.answer.tolerance + 1e-9 * max(1.0, abs(expected))
-    return _result(q, 1.0 if abs(value - expected) <= slack else 0.0, value=value)
+    a = q.answer
+    return _result(q, 1.0 if numeric_right(value, a.value, a.tolerance, getattr(a, "rel", 0.0)) else 0.0, value=value)
 
 
 def _grade_code(q: Question, response) -> QuestionResult:
@@ -286,8 +411,8 @@ def _grade_code(q: Question, response) -> QuestionResult:
         return _unanswered(q)
     blanks = {}
     for blank in q.blanks:
-        given = normalize_code(response.get(blank.id, ""))
-        blanks[blank.id] = given != "" and given in {normalize_code(a) for a in blank.accept}
+        given = blank_canonical(blank, response.get(blank.id, ""))
+        blanks[blank.id] = given is not None and given in {blank_canonical(blank, a) for a in blank.accept}
     return _result(q, sum(blanks.values()) / len(blanks), blanks=blanks)
 
 

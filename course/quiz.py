@@ -5,7 +5,8 @@
   ``<div class="course-quiz" data-module="6"></div>`` followed by the bank as
   ``<script type="application/json" class="course-quiz-data" data-module="6">…</script>``
   (``<``, ``>`` and ``&`` written as ``\\u003c``, ``\\u003e``, ``\\u0026``). The site's
-  quiz.js renders and grades it. Make the call the cell's last expression.
+  quiz.js renders and grades it. Make the call the cell's last expression. A practice quiz
+  carries its key (bank.site_payload); a checkpoint carries none (course.checkpoint_lock).
 * JupyterLab: displays a :class:`LabQuiz` (ipywidgets) and returns None. It grades with
   course.grading, stores attempts with course.progress and saves submission files
   (course.submission) into ``./submissions/``.
@@ -34,11 +35,13 @@ def script_json(payload) -> str:
 
 
 def static_payload(bank: Bank, settings: CourseSettings) -> dict:
+    """The quiz data of the page: a practice quiz's bank with its key, or a checkpoint's locked payload."""
+    if settings.checkpoint(bank.module) is not None:
+        from course.checkpoint_lock import locked_payload
+
+        return locked_payload(bank, settings)
     payload = site_payload(bank)
-    checkpoint = settings.checkpoint(bank.module)
-    payload["checkpoint"] = None if checkpoint is None else {
-        "pass_count": checkpoint.pass_count, "question_count": checkpoint.question_count, "title": checkpoint.title,
-        "attempts_before_variant": settings.attempts_before_variant}
+    payload["checkpoint"] = None
     return payload
 
 
@@ -152,11 +155,13 @@ class LabQuiz:
     with the progress) and the attempt number (course.shuffle, the same order the site would
     show); each choice shows its id, "(b)", since explanations and the key name choices by id.
 
-    On a checkpoint the quiz measures instead of teaching: the letters follow the order shown (a
-    letter says nothing about the choice), feedback names the wrong questions and the chapter
-    section to review but never a key, a model answer or an explanation, and after
-    settings.attempts_before_variant attempts every numeric question with a variant shows values
-    drawn for this attempt (course.variants, as the site draws them).
+    On a checkpoint the quiz measures instead of teaching, as the site's page does: the letters follow
+    the order shown (a letter says nothing about the choice); every numeric question with a variant
+    shows values drawn for this attempt from the first one on (course.variants, seeded by the
+    learner's random id as nonce); an attempt's feedback is the score and the sections to review
+    (deduplicated, sorted, not in question order), never a key, a model answer or an explanation;
+    once the checkpoint is passed (or from attempt settings.verdicts_after_attempts on) each question
+    is named right or wrong and the ones answered right show their explanation.
     """
 
     def __init__(self, bank: Bank, settings: CourseSettings | None = None, store=None,
@@ -181,15 +186,16 @@ class LabQuiz:
     def presentation(self) -> dict:
         """The seed, the choice order and the variants shown in this attempt (stored and submitted with it)."""
         out = {"learner": self.learner, "attempt": self.attempt, "choice_order": dict(self.choice_order)}
+        if self.checkpoint:
+            out["nonce"] = self.learner      # the variants' seed (course.variants.draw_variant)
         if self.variants:
             out["variants"] = {qid: dict(params) for qid, params in self.variants.items()}
         return out
 
     def _present(self) -> None:
-        """The questions of this attempt: on a checkpoint past the first attempts, drawn variants."""
+        """The questions of this attempt: on a checkpoint, drawn variants."""
         if self.checkpoint:
-            self.questions, self.variants = presented_questions(self.bank.questions, self.learner, self.attempt,
-                                                                self.settings.attempts_before_variant)
+            self.questions, self.variants = presented_questions(self.bank.questions, self.learner, self.attempt)
         else:
             self.questions, self.variants = list(self.bank.questions), {}
 
@@ -396,8 +402,9 @@ class LabQuiz:
         pending = self.result.pending_count
         if pending == 0 and not self.recorded:
             self._record()
+        verdicts = self._verdicts_shown()
         for q, r in zip(self.questions, self.result.results):
-            self.feedback[q.id].value = (self._checkpoint_feedback_html(q, r) if self.checkpoint
+            self.feedback[q.id].value = (self._checkpoint_feedback_html(q, r, verdicts) if self.checkpoint
                                          else self._feedback_html(q, r))
         for toggle in self.self_buttons.values():
             toggle.disabled = self.recorded
@@ -411,10 +418,27 @@ class LabQuiz:
             pass
 
     def _variant_notice(self) -> str:
-        after = self.settings.attempts_before_variant
-        if any(q.variant is not None for q in self.bank.questions) and self.attempt >= after:
-            return "다음 시도부터는 수치 문항의 값이 시도마다 바뀝니다."
+        if any(q.variant is not None for q in self.bank.questions):
+            return "다음 시도에서는 수치 문항의 값이 바뀝니다."
         return ""
+
+    def _verdicts_shown(self) -> bool:
+        """A checkpoint names each question right or wrong once passed (now or before), or from attempt
+        settings.verdicts_after_attempts on (0: only once passed)."""
+        if self.result is not None and self.result.passed:
+            return True
+        after = self.settings.verdicts_after_attempts
+        if after and self.attempt >= after:
+            return True
+        try:
+            best = self.store.best_correct_count(self.bank.module)
+        except Exception:   # an unreadable progress file: as if never passed
+            best = None
+        return best is not None and best >= self.checkpoint.pass_count
+
+    def _review_sections(self) -> list[str]:
+        """The chapter sections of the questions not answered right, once each, sorted (not in question order)."""
+        return sorted({q.section for q, r in zip(self.questions, self.result.results) if not r.correct})
 
     def _record(self) -> None:
         self.recorded = True
@@ -450,27 +474,35 @@ class LabQuiz:
         body.append(f"<p><b>해설(explanation)</b></p>{rich_text_html(q.explanation)}")
         return f"<div style='border-left:4px solid {color};padding-left:8px'>{''.join(body)}</div>"
 
-    def _checkpoint_feedback_html(self, q, r) -> str:
-        """Which questions were wrong and what to review; never the key, a model answer or an explanation."""
+    def _checkpoint_feedback_html(self, q, r, verdicts: bool) -> str:
+        """Under a checkpoint question: nothing until verdicts are shown (the result lists the sections to
+        review), then right or wrong, the explanation of a right answer, the section of a wrong one. A free
+        answer is self-assessed against the chapter (no model answer): the instructor grades it."""
         color = COLORS.get(r.status, "#c62828")
-        head = STATUS_TEXT.get(r.status, r.status)
-        if r.status == "partial":
-            head += f" ({r.score:.2f}점)"
-        if r.status == "invalid" and r.message:
-            head += f" — {html.escape(r.message)}"
-        body = [f"<p style='color:{color};font-weight:600'>{head}</p>"]
         page = html.escape(self.settings.page(self.bank.module))
         where = f"<a href='{page}.md'>{page}.md</a>의 〈{html.escape(q.section)}〉"
+        body = []
         if q.type == "free" and r.status in ("pending", "self"):
-            body.append(f"<p>체크포인트에서는 모범 답안을 보여 주지 않습니다. {where} 부분을 다시 읽고, 내 답이 그 "
-                        "내용을 담았는지 스스로 판단해 맞음/틀림을 고르세요.</p>")
-        elif not r.correct:
-            body.append(f"<p>복습할 곳: {where}</p>")
-        return f"<div style='border-left:4px solid {color};padding-left:8px'>{''.join(body)}</div>"
+            body.append(f"<p>체크포인트에서는 모범 답안을 보여 주지 않고, 서술형은 교수자가 제출 파일로 채점합니다. {where} "
+                        "부분을 다시 읽고, 내 답이 그 내용을 담았는지 스스로 판단해 맞음/틀림을 고르세요.</p>")
+        if r.status == "invalid" and r.message:
+            body.append(f"<p style='color:#c62828'>{html.escape(r.message)}</p>")
+        if verdicts:
+            head = STATUS_TEXT.get(r.status, r.status) + (f" ({r.score:.2f}점)" if r.status == "partial" else "")
+            body.insert(0, f"<p style='color:{color};font-weight:600'>{head}</p>")
+            if r.correct and q.type != "free":
+                note = " (해설의 수치는 문제 은행의 기본 값 기준입니다)" if q.variant is not None else ""
+                body.append(f"<p><b>해설(explanation)</b>{note}</p>{rich_text_html(q.explanation)}")
+            elif not r.correct and q.type != "free":
+                body.append(f"<p>복습할 곳: {where}</p>")
+        if not body:
+            return ""
+        return f"<div style='border-left:4px solid {color if verdicts else '#666'};padding-left:8px'>{''.join(body)}</div>"
 
     def _result_html(self, pending: int) -> str:
         r = self.result
-        out = [f"<p><b>{r.max_score}문항 중 {r.correct_count}문항 정답 (점수 {r.score:.2f}/{r.max_score})</b></p>"]
+        score = "" if self.checkpoint else f" (점수 {r.score:.2f}/{r.max_score})"
+        out = [f"<p><b>{r.max_score}문항 중 {r.correct_count}문항 정답{score}</b></p>"]
         if pending:
             out.append(f"<p>서술형 {pending}문항의 자기 평가(맞음/틀림)를 마치면 결과가 확정되고 기록됩니다.</p>")
             return "".join(out)
@@ -478,6 +510,15 @@ class LabQuiz:
             out.append(f"<p style='color:#8d6e00'>주의: {html.escape(self.record_message)}</p>")
         if self.checkpoint:
             c = self.checkpoint
+            sections = self._review_sections()
+            if sections:
+                page = html.escape(self.settings.page(self.bank.module))
+                items = "".join(f"<li><a href='{page}.md'>{page}.md</a>의 〈{html.escape(x)}〉</li>" for x in sections)
+                out.append(f"<p>복습할 곳 (문항 순서와 무관하게 정렬):</p><ul>{items}</ul>")
+            if not self._verdicts_shown():
+                after = self.settings.verdicts_after_attempts
+                out.append("<p>문항별 정오와 해설은 통과한 뒤" + (f", 또는 {after}번째 시도부터" if after else "")
+                           + " 보여 줍니다.</p>")
             if r.passed:
                 out.append(f"<p style='color:#2e7d32'><b>통과했습니다! {r.correct_count}/{r.max_score} "
                            f"(기준 {c.rule_text} 이상)</b></p>")
@@ -487,6 +528,6 @@ class LabQuiz:
                         out.append(f"<p>이제 다음 장이 열렸습니다: <a href='{page}.md'>{page}.md</a></p>")
             else:
                 out.append(f"<p style='color:#c62828'><b>아직 통과하지 못했습니다: {r.correct_count}/{r.max_score}. "
-                           f"{c.rule_text} 이상이면 통과합니다. 문항마다 적힌 복습할 곳을 다시 읽고 '다시 풀기'로 "
+                           f"{c.rule_text} 이상이면 통과합니다. 복습할 곳을 다시 읽고 '다시 풀기'로 "
                            f"도전하세요.</b> {self._variant_notice()}</p>")
         return "".join(out)

@@ -48,8 +48,14 @@ def default_settings() -> dict:
     """course_settings as the syllabus alone gives them (policy strict)."""
     return {"gating_policy": "strict", **_syllabus.load().course_settings()}
 
-DEFAULT_ATTEMPTS_BEFORE_VARIANT = 2
-MAX_ATTEMPTS_BEFORE_VARIANT = 100
+# A checkpoint attempt shows only the score and the sections to review; per-question right/wrong
+# (and the explanations of the questions answered right) once it is passed, or from this attempt
+# on. 0: only once passed.
+DEFAULT_VERDICTS_AFTER_ATTEMPTS = 3
+MAX_VERDICTS_AFTER_ATTEMPTS = 100
+# Keys that no longer mean anything, with what replaced them (an old _config.yml gets a clear error).
+REMOVED_KEYS = {"attempts_before_variant": "체크포인트의 수치 문항은 이제 첫 시도부터 변형(variant)을 보여 줍니다. "
+                                           "이 항목을 지우세요 (시도별 정오 공개는 verdicts_after_attempts)"}
 
 
 class SettingsError(ValueError):
@@ -79,9 +85,8 @@ class CourseSettings:
     gates: dict = field(default_factory=dict)         # gated module -> required module
     pages: dict = field(default_factory=dict)         # module -> docname under book/
     source: str = "defaults"
-    # Checkpoint attempts that show the questions as written; every later attempt draws a variant
-    # (course.variants). 0: a variant from the first attempt.
-    attempts_before_variant: int = DEFAULT_ATTEMPTS_BEFORE_VARIANT
+    # From this checkpoint attempt on, the feedback names each question right or wrong (0: only once passed).
+    verdicts_after_attempts: int = DEFAULT_VERDICTS_AFTER_ATTEMPTS
 
     def checkpoint(self, module: int) -> Checkpoint | None:
         return self.checkpoints.get(int(module))
@@ -96,7 +101,7 @@ class CourseSettings:
         """What the site's script reads as window.COURSE_SETTINGS (string keys, as in _config.yml)."""
         return {
             "gating_policy": self.gating_policy,
-            "attempts_before_variant": self.attempts_before_variant,
+            "verdicts_after_attempts": self.verdicts_after_attempts,
             "checkpoints": {str(m): {"pass_count": c.pass_count, "question_count": c.question_count,
                                      "title": c.title, "exercises": list(c.exercises)}
                             for m, c in self.checkpoints.items()},
@@ -177,11 +182,14 @@ def settings_from_dict(raw: dict, source: str = "dict") -> CourseSettings:
             value.update(given)
         checkpoints[module] = _checkpoint(module, value, f"{where}.checkpoints.{module}")
     gates = {gated: required for gated, required in course.gates().items()}
-    attempts = raw.get("attempts_before_variant", DEFAULT_ATTEMPTS_BEFORE_VARIANT)
-    if isinstance(attempts, bool) or not isinstance(attempts, int) or not 0 <= attempts <= MAX_ATTEMPTS_BEFORE_VARIANT:
-        raise SettingsError(f"{where}.attempts_before_variant는 0 이상 {MAX_ATTEMPTS_BEFORE_VARIANT} 이하의 정수여야 "
-                            f"합니다 (받은 값: {attempts!r})")
-    return CourseSettings(policy, checkpoints, gates, course.pages(), source, attempts)
+    for key, why in REMOVED_KEYS.items():
+        if key in raw:
+            raise SettingsError(f"{where}.{key}: 더 이상 쓰지 않는 항목입니다. {why}")
+    verdicts = raw.get("verdicts_after_attempts", DEFAULT_VERDICTS_AFTER_ATTEMPTS)
+    if isinstance(verdicts, bool) or not isinstance(verdicts, int) or not 0 <= verdicts <= MAX_VERDICTS_AFTER_ATTEMPTS:
+        raise SettingsError(f"{where}.verdicts_after_attempts는 0 이상 {MAX_VERDICTS_AFTER_ATTEMPTS} 이하의 정수여야 "
+                            f"합니다 (0이면 통과한 뒤에만 문항별 정오를 보여 줍니다; 받은 값: {verdicts!r})")
+    return CourseSettings(policy, checkpoints, gates, course.pages(), source, verdicts)
 
 
 def _normalised(mapping, where: str) -> dict:

@@ -317,7 +317,7 @@ VARIANT_BROKEN = [
     ("key with power", lambda d: _variant(d).update(key="2 * T ** 2 * 4"), ["variant.key"]),
     ("key wrong at the base", lambda d: _variant(d).update(key="T * T * 4"), ["기본값으로 계산한 정답", "8192"]),
     ("division by zero", lambda d: _variant(d).update(key="8192 * 32 / (T - 8) / 32 * (32 - 8) / 32"), ["유한한 수"]),
-    ("base not among values", lambda d: _variant(d)["params"][0].update(base=48), ["base", "48"]),
+    ("base not among values", lambda d: _variant(d)["params"][0].update(base=36), ["base", "36"]),
     ("one value only", lambda d: _variant(d)["params"][0].update(values=[32], base=32), ["values", "2~50"]),
     ("value not a number", lambda d: _variant(d)["params"][0].update(values=[8, "16", 32]), ["values"]),
     ("placeholder without a parameter", lambda d: question(d, "m06-q03").update(

@@ -137,7 +137,8 @@ def test_static_quiz_html_escapes_script_breakers(monkeypatch, tmp_path):
     payload = json.loads(body)
     assert payload["questions"][0]["prompt"].startswith("</script><script>")
     assert payload["checkpoint"] == {"pass_count": 6, "question_count": 8, "title": "모듈 6 숙달 체크포인트",
-                                     "attempts_before_variant": 2}
+                                     "verdicts_after_attempts": 3}
+    assert payload["locked"] == 1 and "correct" not in json.dumps(payload)     # a checkpoint: no key (checkpoint_lock)
 
 
 def test_rich_text_html_escapes_and_renders_code():
@@ -173,10 +174,15 @@ def fill(quiz, answers):
             widget.value = value
 
 
+def shown(quiz, qid):
+    """The question as this attempt shows it (a checkpoint's numeric variant has its drawn values)."""
+    return next(q for q in quiz.questions if q.id == qid)
+
+
 def test_lab_quiz_submit_self_assess_record_and_save(lab_quiz, tmp_path):
     from course.submission import integrity_status
-    answers = correct_answers(lab_quiz.bank)
-    answers["m06-q03"] = "8,192 B"
+    answers = correct_answers(lab_quiz)
+    answers["m06-q03"] = f"{shown(lab_quiz, 'm06-q03').answer.value:,.0f} B"
     fill(lab_quiz, answers)
     lab_quiz.submit_button.click()
     assert lab_quiz.result.pending_count == 1 and not lab_quiz.recorded
@@ -190,13 +196,13 @@ def test_lab_quiz_submit_self_assess_record_and_save(lab_quiz, tmp_path):
     lab_quiz.student_name.value = "김하나"
     path = lab_quiz.save_submission()
     doc = json.loads(path.read_text(encoding="utf-8"))
-    assert doc["client"] == "jupyterlab" and doc["answers"]["m06-q03"] == "8,192 B"
+    assert doc["client"] == "jupyterlab" and doc["answers"]["m06-q03"] == answers["m06-q03"]
     assert doc["self_assessment"] == {"m06-q08": True} and integrity_status(doc) == "ok"
     assert lab_quiz.store.student() == {"id": "2026001", "name": "김하나"}
 
 
 def test_lab_quiz_blocks_unreadable_numbers_and_retries(lab_quiz):
-    answers = correct_answers(lab_quiz.bank)
+    answers = correct_answers(lab_quiz)
     answers["m06-q03"] = "81,92"
     fill(lab_quiz, answers)
     lab_quiz.submit()
@@ -217,7 +223,7 @@ def test_lab_quiz_survives_read_only_progress(lab_quiz):
     lab_quiz.store.dir.mkdir(parents=True, exist_ok=True)
     lab_quiz.store.path.write_text(json.dumps({"schema": "sgemm-course-progress", "schema_version": 99,
                                                "attempts": []}), encoding="utf-8")
-    fill(lab_quiz, correct_answers(lab_quiz.bank))
+    fill(lab_quiz, correct_answers(lab_quiz))
     lab_quiz.submit()
     lab_quiz.set_self_assessment("m06-q08", True)
     assert "저장하지 못했습니다" in lab_quiz.result_html.value
@@ -249,7 +255,7 @@ def test_lab_quiz_shuffles_from_the_first_attempt_by_seed(lab_quiz, tmp_path):
 
 def test_lab_quiz_records_and_submits_the_order_shown(lab_quiz):
     from course.submission import integrity_status
-    fill(lab_quiz, correct_answers(lab_quiz.bank))
+    fill(lab_quiz, correct_answers(lab_quiz))
     lab_quiz.submit()
     lab_quiz.set_self_assessment("m06-q08", True)
     attempt = lab_quiz.store.attempts(6)[0]
@@ -257,7 +263,10 @@ def test_lab_quiz_records_and_submits_the_order_shown(lab_quiz):
     lab_quiz.student_id.value = "S9"
     doc = json.loads(lab_quiz.save_submission().read_text(encoding="utf-8"))
     assert doc["presentation"] == lab_quiz.presentation and integrity_status(doc) == "ok"
-    assert lab_quiz.feedback["m06-q01"].value.count("<p") == 1 and "정답" in lab_quiz.feedback["m06-q01"].value
+    # passed: each question is named right or wrong, and a right one shows its explanation
+    single = lab_quiz.bank.question("m06-q01")
+    assert "정답" in lab_quiz.feedback["m06-q01"].value and "해설" in lab_quiz.feedback["m06-q01"].value
+    assert html.escape(single.explanation.split()[0]) in lab_quiz.feedback["m06-q01"].value
     # the next quiz on this machine starts at attempt 2, with the same learner
     from course.quiz import LabQuiz
     again = LabQuiz(lab_quiz.bank, lab_quiz.settings, lab_quiz.store, submissions_dir=lab_quiz.submissions_dir)
@@ -309,10 +318,13 @@ def key_texts(q) -> list[str]:
     return [t for t in out if t and t not in rich_text_html(q.prompt)]
 
 
-def test_a_blank_checkpoint_attempt_shows_what_to_review_and_no_key(lab_quiz):
-    blank = {q.id: ([] if q.type == "multiple" else {} if q.type == "code" else "" if q.type != "single" else None)
-             for q in lab_quiz.bank.questions}
-    fill(lab_quiz, blank)
+def blank_answers(quiz):
+    return {q.id: ([] if q.type == "multiple" else {} if q.type == "code" else "" if q.type != "single" else None)
+            for q in quiz.bank.questions}
+
+
+def test_a_blank_checkpoint_attempt_shows_the_score_and_sections_never_a_verdict(lab_quiz):
+    fill(lab_quiz, blank_answers(lab_quiz))
     lab_quiz.submit()
     lab_quiz.submit()                                       # "answer nothing?" then yes
     assert lab_quiz.recorded and not lab_quiz.result.passed
@@ -321,9 +333,75 @@ def test_a_blank_checkpoint_attempt_shows_what_to_review_and_no_key(lab_quiz):
         for secret in key_texts(q):
             assert secret not in shown, (q.id, secret)
         if q.type != "free":
-            assert html.escape(q.section) in lab_quiz.feedback[q.id].value and "복습할 곳" in lab_quiz.feedback[q.id].value
-    assert "정답:" not in shown and "해설" not in shown and "모범 답안(model answer)" not in shown
-    assert "복습할 곳을 다시 읽고" in lab_quiz.result_html.value
+            assert lab_quiz.feedback[q.id].value == "", q.id      # no per-question verdict, no section under it
+    assert "정답:" not in shown and "해설(explanation)" not in shown and "모범 답안(model answer)" not in shown
+    assert "오답" not in shown
+    result = lab_quiz.result_html.value
+    sections = sorted({q.section for q in lab_quiz.bank.questions})
+    places = [result.index(f"〈{html.escape(x)}〉") for x in sections]
+    assert places == sorted(places) and all(result.count(f"〈{html.escape(x)}〉") == 1 for x in sections)
+    assert "0문항 정답" in result and "복습할 곳을 다시 읽고" in result and "3번째 시도부터" in result
+
+
+def test_checkpoint_verdicts_come_after_a_pass_or_from_the_third_attempt(lab_quiz):
+    from course.quiz import LabQuiz
+    answers = correct_answers(lab_quiz)
+    wrong = next(q for q in lab_quiz.bank.questions if q.type == "single")
+    answers[wrong.id] = next(c.id for c in wrong.choices if not c.correct)
+    fill(lab_quiz, answers)
+    lab_quiz.submit()
+    lab_quiz.set_self_assessment("m06-q08", True)
+    assert lab_quiz.result.passed                           # 7/8: passed, so every question gets its verdict
+    for q in lab_quiz.bank.questions:
+        value = lab_quiz.feedback[q.id].value
+        if q.id == wrong.id:
+            assert "오답" in value and "복습할 곳" in value and "해설" not in value
+            assert all(c.text not in value for c in q.choices)
+        elif q.type != "free":
+            assert "정답" in value and "해설" in value and html.escape(q.explanation.split()[0]) in value
+    # a fresh learner: attempts 1 and 2 show no verdict, attempt 3 does (verdicts_after_attempts: 3)
+    fresh = LabQuiz(lab_quiz.bank, lab_quiz.settings, ProgressStore(lab_quiz.store.dir.parent / "fresh"),
+                    submissions_dir=lab_quiz.submissions_dir)
+    for attempt in (1, 2, 3):
+        fill(fresh, blank_answers(fresh))
+        fresh.submit()
+        fresh.submit()
+        verdict = "답하지 않음" in fresh.feedback[wrong.id].value
+        assert fresh.attempt == attempt and verdict == (attempt >= 3), attempt
+        assert "해설" not in fresh.feedback[wrong.id].value
+        fresh.retry()
+
+
+def test_every_checkpoint_attempt_draws_a_variant_never_the_same_twice(lab_quiz):
+    from course.quiz import LabQuiz
+    from course.variants import draw_variant
+    base_q = lab_quiz.bank.question("m06-q03")
+    keys = []
+    for attempt in range(1, 13):
+        assert lab_quiz.attempt == attempt
+        params = draw_variant(base_q.variant, lab_quiz.learner, attempt, "m06-q03")
+        assert lab_quiz.variants == {"m06-q03": params}
+        key = shown(lab_quiz, "m06-q03").answer.value
+        assert key == 2 * params["T"] ** 2 * 4 != base_q.answer.value and str(params["T"]) in shown(lab_quiz, "m06-q03").prompt
+        keys.append(key)
+        lab_quiz.retry()
+    assert all(a != b for a, b in zip(keys, keys[1:])) and len(set(keys)) == len(base_q.variant.representatives())
+    answers = correct_answers(lab_quiz.bank)
+    answers["m06-q03"] = f"{base_q.answer.value:g}"                  # the chapter's numbers are never the key
+    fill(lab_quiz, answers)
+    lab_quiz.submit()
+    assert lab_quiz.result.by_id()["m06-q03"].status == "wrong"
+    # the submitted attempt counts although its free item was never self-assessed (not recorded):
+    # opening the quiz again gives the next attempt, never this one (or an earlier form) back
+    again = LabQuiz(lab_quiz.bank, lab_quiz.settings, lab_quiz.store, submissions_dir=lab_quiz.submissions_dir)
+    assert again.attempt == lab_quiz.attempt + 1 and again.store.attempts(6) == []
+    fill(again, dict(answers, **{"m06-q03": f"{shown(again, 'm06-q03').answer.value:g}"}))
+    again.submit()
+    again.set_self_assessment("m06-q08", True)
+    assert again.result.by_id()["m06-q03"].status == "correct"
+    assert again.presentation["variants"]["m06-q03"] == again.variants["m06-q03"]
+    assert again.presentation["nonce"] == again.learner
+    assert again.store.attempts(6)[-1]["attempt"] == again.attempt
 
 
 def test_copying_from_a_checkpoints_feedback_cannot_pass_it(lab_quiz):
@@ -355,43 +433,12 @@ def test_copying_from_a_checkpoints_feedback_cannot_pass_it(lab_quiz):
     assert second.attempt == 2 and second.result.correct_count < second.checkpoint.pass_count
 
 
-def test_checkpoint_attempts_after_the_first_ones_draw_a_variant(lab_quiz):
-    from course.quiz import LabQuiz
-    from course.variants import draw_params
-    base_q = lab_quiz.bank.question("m06-q03")
-    assert lab_quiz.settings.attempts_before_variant == 2 and lab_quiz.variants == {}
-    lab_quiz.retry()
-    assert lab_quiz.attempt == 2 and lab_quiz.variants == {}          # attempts 1..2: the question as written
-    lab_quiz.retry()
-    assert lab_quiz.attempt == 3
-    params = draw_params(base_q.variant, lab_quiz.learner, 3, "m06-q03")
-    assert lab_quiz.variants == {"m06-q03": params} and params != base_q.variant.base
-    shown = next(q for q in lab_quiz.questions if q.id == "m06-q03")
-    assert str(params["T"]) in shown.prompt and shown.answer.value == 2 * params["T"] ** 2 * 4
-    answers = correct_answers(lab_quiz.bank)
-    answers["m06-q03"] = f"{base_q.answer.value:g}"                  # the base key is wrong now
-    fill(lab_quiz, answers)
-    lab_quiz.submit()
-    assert lab_quiz.result.by_id()["m06-q03"].status == "wrong"
-    # the submitted attempt counts although its free item was never self-assessed (not recorded):
-    # opening the quiz again gives attempt 4, never attempt 3 (or an earlier form) back
-    again = LabQuiz(lab_quiz.bank, lab_quiz.settings, lab_quiz.store, submissions_dir=lab_quiz.submissions_dir)
-    assert again.attempt == 4 and again.store.attempts(6) == []
-    fill(again, dict(answers, **{"m06-q03": f"{next(q for q in again.questions if q.id == 'm06-q03').answer.value:g}"}))
-    again.submit()
-    again.set_self_assessment("m06-q08", True)
-    assert again.result.by_id()["m06-q03"].status == "correct"
-    assert again.presentation["variants"]["m06-q03"] == again.variants["m06-q03"]
-    assert again.store.attempts(6)[-1]["attempt"] == again.attempt
-
-
 def test_the_instructor_grades_a_variant_with_its_seeds_key(lab_quiz, tmp_path):
     import csv as csv_module
     from course.__main__ import main
     for _ in range(2):
         lab_quiz.retry()
-    answers = correct_answers(lab_quiz.bank)
-    answers["m06-q03"] = f"{next(q for q in lab_quiz.questions if q.id == 'm06-q03').answer.value:g}"
+    answers = correct_answers(lab_quiz)
     fill(lab_quiz, answers)
     lab_quiz.submit()
     lab_quiz.set_self_assessment("m06-q08", True)

@@ -21,14 +21,14 @@
  * (course/shuffle.py does the same in Python; tests/test_quiz_js.py compares). Every choice shows
  * its id, "(b)", because explanations, feedback and the instructor's key name choices by id.
  *
- * Checkpoints measure instead of teaching: the letters follow the order shown (a letter says nothing
- * about a choice), feedback names the wrong questions and the chapter section to review but never a
- * key, a model answer or an explanation, and after course_settings.attempts_before_variant attempts
- * every numeric question with a variant shows values drawn for that attempt, its key computed from
- * them (course/variants.py draws the same; the submission records them under presentation.variants).
+ * Checkpoints measure instead of teaching, and their pages carry no readable key: checkpoint_lock.js
+ * checks answers against salted digests and opens the explanations of right answers (see there); the
+ * letters follow the order shown; every numeric question with drawn values shows the ones drawn for
+ * (learner id as nonce, attempt) from the first attempt on (course/variants.py draws the same; the
+ * submission records them under presentation.variants and the nonce under presentation.nonce).
  *
  * Stable data attributes this script creates (used by tests/test_site_quiz.py):
- *   .course-quiz[data-quiz-state]        "ready" | "submitted" (free items await self-assessment) | "final"
+ *   .course-quiz[data-quiz-state]        "ready" | "checking" | "submitted" (free items await self-assessment) | "final"
  *   .course-quiz[data-quiz-learner][data-quiz-attempt]      the seed of the choice order shown
  *   [data-quiz-question="<qid>"][data-quiz-type="<type>"]   one question block
  *   input[data-quiz-choice="<choice id>"]                   radio (single) / checkbox (multiple)
@@ -47,7 +47,7 @@
  *                                                           empty before grading; it takes the focus after)
  *   [data-quiz-banner][data-quiz-passed="true" | "false"]   checkpoint pass/fail banner
  *   [data-quiz-download-status]                             message after a download
- *   [data-quiz-review]                                      checkpoint feedback: where to review (no key)
+ *   [data-quiz-review], [data-quiz-variant]                 checkpoint: sections to review (result); values drawn (question)
  *   [data-course-gate-notice][data-gate-state="locked" | "advisory" | "open"], a[data-course-gate-link]
  *   [data-course-gated-hidden]                              article content hidden by a strict gate
  *   [data-course-notice]                                    storage notices (recovered / read-only / unavailable)
@@ -231,9 +231,8 @@
       if (!(e instanceof AnswerFormatError)) { throw e; }
       return makeResult(q, "invalid", 0, e.message, { error: e.code });
     }
-    var expected = Number(q.answer.value);
-    var slack = Number(q.answer.tolerance) + 1e-9 * Math.max(1, Math.abs(expected));
-    return scored(q, Math.abs(value - expected) <= slack ? 1 : 0, { value: value });
+    var right = lock().numericRight(value, Number(q.answer.value), Number(q.answer.tolerance), Number(q.answer.rel || 0));
+    return scored(q, right ? 1 : 0, { value: value });
   }
 
   function gradeCode(q, r) {
@@ -248,8 +247,8 @@
     }
     var blanks = {}, right = 0;
     q.blanks.forEach(function (b) {
-      var given = normalizeCode(r[b.id] || "");
-      var ok = given !== "" && b.accept.map(normalizeCode).indexOf(given) !== -1;
+      var canonical = function (text) { return lock().blankCanonical(b, text, normalizeCode); }, given = canonical(r[b.id] || "");
+      var ok = given !== null && b.accept.map(canonical).indexOf(given) !== -1;
       blanks[b.id] = ok;
       if (ok) { right += 1; }
     });
@@ -291,12 +290,13 @@
     return "failed";
   }
 
-  function gradeQuiz(questions, answers, selfAssessment, passCount, mode, manualMarks) {
+  /** checked: {question id: result} already known (a checkpoint's, from checkpoint_lock.js). */
+  function gradeQuiz(questions, answers, selfAssessment, passCount, mode, manualMarks, checked) {
     answers = isPlainObject(answers) ? answers : {};
     selfAssessment = isPlainObject(selfAssessment) ? selfAssessment : {};
     manualMarks = manualMarks || {};
     var results = questions.map(function (q) {
-      return gradeQuestion(q, answers[q.id], selfAssessment[q.id], mode, manualMarks[q.id]);
+      return (checked && checked[q.id]) || gradeQuestion(q, answers[q.id], selfAssessment[q.id], mode, manualMarks[q.id]);
     });
     var score = 0, correctCount = 0, pendingCount = 0;
     results.forEach(function (r) {
@@ -365,31 +365,10 @@
   // ------------------------------------------------------------------ seeded choice order (mirrors shuffle.py)
   var LEARNER_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
-  function utf8Bytes(text) {
-    if (typeof TextEncoder !== "undefined") { return new TextEncoder().encode(text); }
-    var binary = unescape(encodeURIComponent(text)), bytes = [];
-    for (var i = 0; i < binary.length; i++) { bytes.push(binary.charCodeAt(i)); }
-    return bytes;
-  }
-
-  /** 32-bit FNV-1a of text's UTF-8 bytes (unsigned). */
-  function fnv1a32(text) {
-    var bytes = utf8Bytes(String(text)), hash = 0x811c9dc5;
-    for (var i = 0; i < bytes.length; i++) { hash = Math.imul(hash ^ bytes[i], 0x01000193); }
-    return hash >>> 0;
-  }
-
-  /** mulberry32: a function returning the next unsigned 32-bit value. */
-  function mulberry32(seed) {
-    var state = seed >>> 0;
-    return function () {
-      state = (state + 0x6d2b79f5) >>> 0;
-      var t = state;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t = (t + Math.imul(t ^ (t >>> 7), t | 61)) ^ t;
-      return (t ^ (t >>> 14)) >>> 0;
-    };
-  }
+  /** checkpoint_lock.js's functions, looked up when called (its script may load after this one). */
+  function lock() { return root.CourseLock || (typeof require === "function" ? require("./checkpoint_lock.js") : null); }
+  function fnv1a32(text) { return lock().fnv1a32(text); }
+  function mulberry32(seed) { return lock().mulberry32(seed); }
 
   function seedText(learner, attempt, qid) { return learner + ":" + attempt + ":" + qid; }
 
@@ -413,140 +392,9 @@
     return toHex(bytes.buffer);
   }
 
-  // ------------------------------------------------------------------ checkpoint variants (mirrors variants.py)
-  // A numeric question may carry variant = {template, params: [{name, values, base}], key}: attempts
-  // after settings.attempts_before_variant show values drawn for that attempt, and the key is the
-  // formula computed from them. The formula is parsed here (numbers, names, + - * /, parentheses,
-  // unary minus, min max floor ceil), never evaluated as code.
-  var FORMULA_FUNCTIONS = { min: [1, Infinity], max: [1, Infinity], floor: [1, 1], ceil: [1, 1] };
-  var PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\|\s*([^{}\s]+)\s*)?\}\}/g;
-  var DEFAULT_ATTEMPTS_BEFORE_VARIANT = 2;
-
-  function formulaTokens(text) {
-    var out = [], pattern = /\s*(?:(\d+(?:\.\d+)?)|([A-Za-z_][A-Za-z0-9_]*)|(.))/g, m;
-    text = String(text).replace(/\s+$/, "");
-    pattern.lastIndex = 0;
-    while (pattern.lastIndex < text.length && (m = pattern.exec(text)) !== null) {
-      if (m[1] !== undefined) { out.push(["num", m[1]]); }
-      else if (m[2] !== undefined) { out.push(["name", m[2]]); }
-      else if ("+-*/(),".indexOf(m[3]) !== -1) { out.push(["op", m[3]]); }
-      else { throw new Error("formula: unexpected " + m[3]); }
-    }
-    return out;
-  }
-
-  /** The formula as nested arrays, the same tree as variants.parse_formula. */
-  function parseFormula(text) {
-    var tokens = formulaTokens(text), i = 0;
-    function peek() { return tokens[i] || ["end", ""]; }
-    function isOp(v) { var t = peek(); return t[0] === "op" && t[1] === v; }
-    function take(v) {
-      if (v !== undefined && !isOp(v)) { throw new Error("formula: expected " + v); }
-      return tokens[i++] || ["end", ""];
-    }
-    function expression() {
-      var node = term();
-      while (isOp("+") || isOp("-")) { node = [take()[1], node, term()]; }
-      return node;
-    }
-    function term() {
-      var node = unary();
-      while (isOp("*") || isOp("/")) { node = [take()[1], node, unary()]; }
-      return node;
-    }
-    function unary() { if (isOp("-")) { take(); return ["neg", unary()]; } return primary(); }
-    function primary() {
-      var t = take();
-      if (t[0] === "num") { return ["num", Number(t[1])]; }
-      if (t[0] === "name" && isOp("(")) {
-        if (!FORMULA_FUNCTIONS.hasOwnProperty(t[1])) { throw new Error("formula: unknown function " + t[1]); }
-        take("(");
-        var args = [expression()];
-        while (isOp(",")) { take(); args.push(expression()); }
-        take(")");
-        var range = FORMULA_FUNCTIONS[t[1]];
-        if (args.length < range[0] || args.length > range[1]) { throw new Error("formula: arguments of " + t[1]); }
-        return ["call", t[1], args];
-      }
-      if (t[0] === "name") { return ["var", t[1]]; }
-      if (t[0] === "op" && t[1] === "(") { var inner = expression(); take(")"); return inner; }
-      throw new Error("formula: unexpected end");
-    }
-    var tree = expression();
-    if (peek()[0] !== "end") { throw new Error("formula: trailing input"); }
-    return tree;
-  }
-
-  function evalFormula(tree, params) {
-    switch (tree[0]) {
-      case "num": return tree[1];
-      case "var": return Number(params[tree[1]]);
-      case "neg": return -evalFormula(tree[1], params);
-      case "call":
-        var args = tree[2].map(function (a) { return evalFormula(a, params); });
-        return Math[tree[1]].apply(null, args);
-      case "+": return evalFormula(tree[1], params) + evalFormula(tree[2], params);
-      case "-": return evalFormula(tree[1], params) - evalFormula(tree[2], params);
-      case "*": return evalFormula(tree[1], params) * evalFormula(tree[2], params);
-      default: return evalFormula(tree[1], params) / evalFormula(tree[2], params);
-    }
-  }
-
-  function renderTemplate(template, params) {
-    return String(template).replace(PLACEHOLDER, function (_, name, form) {
-      var text = String(Number(params[name]));
-      return form ? withParticle(text, form) : text;
-    });
-  }
-
-  /** Every combination of parameter values except the base one, in itertools.product order. */
-  function variantCombinations(variant) {
-    var combos = [{}];
-    variant.params.forEach(function (p) {
-      var next = [];
-      combos.forEach(function (c) {
-        p.values.forEach(function (v) { var d = {}; Object.keys(c).forEach(function (k) { d[k] = c[k]; }); d[p.name] = v; next.push(d); });
-      });
-      combos = next;
-    });
-    return combos.filter(function (c) {
-      return !variant.params.every(function (p) { return c[p.name] === p.base; });
-    });
-  }
-
-  function drawParams(variant, learner, attempt, qid) {
-    var combos = variantCombinations(variant);
-    var next = mulberry32(fnv1a32(learner + ":" + attempt + ":" + qid + ":variant"));
-    return combos[next() % combos.length];
-  }
-
-  function variantQuestion(q, params) {
-    var out = {};
-    Object.keys(q).forEach(function (k) { out[k] = q[k]; });
-    out.prompt = renderTemplate(q.variant.template, params).replace(/\s+$/, "");
-    out.answer = { value: evalFormula(parseFormula(q.variant.key), params), tolerance: q.answer.tolerance, unit: q.answer.unit };
-    return out;
-  }
-
-  function attemptsBeforeVariant(checkpoint) {
-    var n = settings().attempts_before_variant;
-    if (!isInt(n) && checkpoint) { n = checkpoint.attempts_before_variant; }
-    return isInt(n) && n >= 0 ? n : DEFAULT_ATTEMPTS_BEFORE_VARIANT;
-  }
-
-  /** The bank as this attempt shows it: on a checkpoint past the first attempts, numeric questions with
-   *  a variant get values drawn for (learner, attempt); variants records them ({} when none). */
+  // ------------------------------------------------------------------ checkpoint variants (checkpoint_lock.js draws them)
   function presentedBank(bank, learner, attempt, checkpoint) {
-    var out = {}, variants = {};
-    Object.keys(bank).forEach(function (k) { out[k] = bank[k]; });
-    var drawing = !!checkpoint && attempt > attemptsBeforeVariant(checkpoint);
-    out.questions = bank.questions.map(function (q) {
-      if (!drawing || !q.variant) { return q; }
-      variants[q.id] = drawParams(q.variant, learner, attempt, q.id);
-      return variantQuestion(q, variants[q.id]);
-    });
-    out.variants = variants;
-    return out;
+    return lock().presentedBank(bank, learner, attempt, !!checkpoint, withParticle);
   }
 
   function withVariants(presentation, variants) {
@@ -817,49 +665,13 @@
     return "(" + (checkpoint && position < POSITION_LETTERS.length ? POSITION_LETTERS.charAt(position) : id) + ")";
   }
 
-  function reviewLink(module, section) {
-    return [el("a", { href: pageLink(module), text: pageLink(module).replace(/\.html$/, "") }), "의 〈" + (section || "본문") + "〉"];
-  }
-
-  /** On a checkpoint the head names the status only (a grader's message could hint at the key),
-   *  except for an unreadable answer, whose message says what to fix. */
-  function checkpointHead(r) {
-    var head = STATUS_TEXT[r.status] || r.status;
-    if (r.status === "partial") { head += " (" + formatScore(r.score) + "점)"; }
-    if (r.status === "invalid" && r.message) { head += " — " + r.message; }
-    return el("p", { "class": "course-quiz-status course-quiz-status-" + r.status, text: head });
-  }
-
-  /** Under a checkpoint question: where in the chapter to review; for a free answer the
-   *  self-assessment against that section (the buttons come from selfAssessmentButtons). */
-  function checkpointReview(quiz, q, r) {
-    if (q.type === "free" && (r.status === "pending" || r.status === "self")) {
-      return [el("p", { "data-quiz-review": true }, ["체크포인트에서는 모범 답안을 보여 주지 않습니다. "]
-        .concat(reviewLink(quiz.module, q.section), [" 부분을 다시 읽고, 내 답이 그 내용을 담았는지 스스로 판단하세요."])),
-        quiz.selfAssessmentOf(q)];
-    }
-    return r.correct ? [] : [el("p", { "data-quiz-review": true }, ["복습할 곳: "].concat(reviewLink(quiz.module, q.section)))];
-  }
-
-  /** Feedback on a checkpoint: right or wrong, and where in the chapter to review; no key, no model
-   *  answer, no explanation, no marks on the choices. Free items: self-assessment against the chapter. */
-  function showCheckpointFeedback(quiz, q, r) {
-    var block = quiz.blocks[q.id];
-    var box = clear(block.querySelector("[data-quiz-feedback]"));
-    box.hidden = false;
-    box.setAttribute("data-quiz-status", r.status);
-    block.setAttribute("data-quiz-status", r.status);
-    box.appendChild(checkpointHead(r));
-    appendAll(box, checkpointReview(quiz, q, r));
-  }
-
-  function retryAdvice(quiz) {
-    var text = "문항마다 적힌 복습할 곳을 다시 읽고 '다시 풀기'로 도전하세요.";
-    var hasVariant = quiz.baseBank.questions.some(function (q) { return !!q.variant; });
-    if (hasVariant && quiz.attemptNo >= attemptsBeforeVariant(quiz.checkpoint)) {
-      text += " 다음 시도부터는 수치 문항의 값이 시도마다 바뀝니다.";
-    }
-    return text;
+  /** What checkpoint_lock.js's feedback draws with: this file's DOM helpers, texts and banner. */
+  function checkpointUI(quiz) {
+    var n = settings().verdicts_after_attempts;
+    if (!isInt(n)) { n = (quiz.baseBank.checkpoint || {}).verdicts_after_attempts; }
+    return { el: el, clear: clear, appendAll: appendAll, richText: renderRichText, pageLink: pageLink, status: STATUS_TEXT,
+             formatScore: formatScore, verdictsAfter: isInt(n) && n >= 0 ? n : 3,
+             banner: function (r, advice) { return checkpointBanner(r, quiz.checkpoint, quiz.module, advice); } };
   }
 
   // ------------------------------------------------------------------ quiz widget
@@ -873,9 +685,9 @@
     return "cq-" + String(q.id).replace(/[^A-Za-z0-9_-]/g, "_") + (part ? "-" + part : "");
   }
 
-  /** Named by its question: the prompt's text, then the control's own short label (aria-label). */
-  function labelledByQuestion(q, attrs) {
-    attrs["aria-labelledby"] = partId(q, "prompt") + " " + attrs.id;
+  /** Named by its question: the prompt's text, then the element holding the control's short label. */
+  function labelledByQuestion(q, attrs, labelIds) {
+    attrs["aria-labelledby"] = [partId(q, "prompt")].concat(labelIds).join(" ");
     return attrs;
   }
 
@@ -923,11 +735,11 @@
   }
 
   function numericInput(q) {
-    return el("label", { "class": "course-quiz-numeric" }, [
-      "답: ", el("input", labelledByQuestion(q, { type: "text", inputmode: "decimal", autocomplete: "off", "data-quiz-numeric": true,
-        id: partId(q, "answer"), "aria-label": "수치 답" + (q.answer.unit ? " (단위 " + q.answer.unit + ")" : "") })),
-      q.answer.unit ? " " + q.answer.unit : ""
-    ]);
+    var unit = q.answer.unit ? el("span", { id: partId(q, "unit"), text: q.answer.unit }) : null;
+    return el("label", { "class": "course-quiz-numeric" }, [el("span", { id: partId(q, "answer-label"), text: "답" }), ": ",
+      el("input", labelledByQuestion(q, { type: "text", inputmode: "decimal", autocomplete: "off", "data-quiz-numeric": true,
+        id: partId(q, "answer") }, unit ? [partId(q, "answer-label"), partId(q, "unit")] : [partId(q, "answer-label")])),
+      unit ? " " : "", unit]);
   }
 
   /** The question's code with a text input in place of every ___(id)___. */
@@ -935,16 +747,18 @@
     var code = el("code");
     q.code.split(BLANK_SPLIT).forEach(function (part, i) {
       if (i % 2 === 0) { if (part) { code.appendChild(document.createTextNode(part)); } return; }
+      code.appendChild(el("span", { id: partId(q, "blank-" + part + "-label"), hidden: true, text: "빈칸 " + part }));
       code.appendChild(el("input", labelledByQuestion(q, { type: "text", autocomplete: "off", spellcheck: "false", size: "14",
-        "class": "course-quiz-blank", "data-quiz-blank": part, id: partId(q, "blank-" + part), "aria-label": "빈칸 " + part,
-        placeholder: part })));
+        "class": "course-quiz-blank", "data-quiz-blank": part, id: partId(q, "blank-" + part), placeholder: part },
+        [partId(q, "blank-" + part + "-label")])));
     });
     return el("pre", { "class": "course-quiz-code" }, [code]);
   }
 
   function freeAnswer(q) {
-    return el("textarea", labelledByQuestion(q, { rows: "4", "class": "course-quiz-free", "data-quiz-free": true,
-      id: partId(q, "answer"), "aria-label": "서술형 답" }));
+    return el("div", {}, [el("span", { id: partId(q, "answer-label"), hidden: true, text: "서술형 답" }),
+      el("textarea", labelledByQuestion(q, { rows: "4", "class": "course-quiz-free", "data-quiz-free": true,
+        id: partId(q, "answer") }, [partId(q, "answer-label")]))]);
   }
 
   /** The answer control of a question; choice questions also record the order they are shown in. */
@@ -1162,7 +976,9 @@
   };
 
   Quiz.prototype.presentation = function () {
-    return withVariants({ learner: this.learner, attempt: this.attemptNo, choice_order: this.choiceOrder }, this.bank.variants);
+    var shown = { learner: this.learner, attempt: this.attemptNo, choice_order: this.choiceOrder };
+    if (this.checkpoint) { shown.nonce = this.learner; }      // the variants' seed (course/variants.py draw_variant)
+    return withVariants(shown, this.bank.variants);
   };
 
   Quiz.prototype.resetAttempt = function () {
@@ -1170,6 +986,7 @@
     this.choiceOrder = {};
     this.selfAssessment = {};
     this.result = null;
+    this.checked = null;
     this.recorded = false;
     this.submittedAt = null;
     this.confirmedBlank = false;
@@ -1221,7 +1038,9 @@
   };
 
   Quiz.prototype.renderQuestion = function (q) {
-    return el("li", { "class": "course-quiz-question", "data-quiz-question": q.id, "data-quiz-type": q.type, id: partId(q) }, [
+    var drawn = this.bank.variants && this.bank.variants[q.id];
+    return el("li", { "class": "course-quiz-question", "data-quiz-question": q.id, "data-quiz-type": q.type, id: partId(q),
+      "data-quiz-variant": drawn ? JSON.stringify(drawn) : null }, [
       questionMeta(q),
       renderRichText(el("div", { "class": "course-quiz-prompt", id: partId(q, "prompt") }), q.prompt),
       el("div", { "class": "course-quiz-body" }, [answerControl(this, q)]),
@@ -1285,13 +1104,28 @@
     this.submitButton.hidden = true;
     this.retryButton.hidden = false;
     this.downloadButton.disabled = false;
-    this.regrade();
-    this.resultBox.focus();
+    if (!this.bank.locked) { this.regrade(); this.resultBox.focus(); return; }
+    var self = this, attempt = this.attemptNo;
+    this.container.setAttribute("data-quiz-state", "checking");
+    var tools = { normalize: normalizeCode, parse: parseNumber, blank: isBlankResponse, invalidMessage: INVALID_RESPONSE_MESSAGE };
+    lock().checkAnswers(this.bank, answers, tools).then(function (checked) {
+      if (self.attemptNo !== attempt) { return; }               // '다시 풀기' came first
+      self.checked = checked;
+      self.regrade();
+      self.resultBox.focus();
+    }, function () { self.resultBox.textContent = lock().NO_WEBCRYPTO; self.resultBox.focus(); });
+  };
+
+  /** A checkpoint names each question right or wrong once passed (this attempt or before), or from
+   *  attempt verdicts_after_attempts on (0: only once passed). */
+  Quiz.prototype.verdicts = function () {
+    var best = bestCorrectCount(loadProgress(), this.module), after = checkpointUI(this).verdictsAfter;
+    return !!this.result.passed || (best !== null && best >= this.checkpoint.pass_count) || (after > 0 && this.attemptNo >= after);
   };
 
   Quiz.prototype.regrade = function () {
     var passCount = this.checkpoint ? this.checkpoint.pass_count : null;
-    this.result = gradeQuiz(this.bank.questions, this.answers, this.selfAssessment, passCount, "learner");
+    this.result = gradeQuiz(this.bank.questions, this.answers, this.selfAssessment, passCount, "learner", null, this.checked);
     var self = this;
     var pendingSelf = this.result.results.filter(function (r) { return r.status === "pending"; }).length;
     if (pendingSelf === 0 && !this.recorded) { this.record(); }
@@ -1328,7 +1162,7 @@
   };
 
   Quiz.prototype.showFeedback = function (q, r) {
-    if (this.checkpoint) { return showCheckpointFeedback(this, q, r); }
+    if (this.checkpoint) { return lock().showCheckpointFeedback(this, q, r, this.verdicts(), checkpointUI(this)); }
     var block = this.blocks[q.id];
     var box = clear(block.querySelector("[data-quiz-feedback]"));
     box.hidden = false;
@@ -1342,7 +1176,8 @@
   Quiz.prototype.record = function () {
     var r = this.result, module = this.module, self = this;
     var results = {};
-    r.results.forEach(function (x) { results[x.qid] = { status: x.status, score: x.score }; });
+    // A checkpoint attempt keeps its per-question verdicts only where the page may show them.
+    if (!this.checkpoint || this.verdicts()) { r.results.forEach(function (x) { results[x.qid] = { status: x.status, score: x.score }; }); }
     updateProgress(function (state) {
       state.attempts.push({
         id: newId(), module: module, time: self.submittedAt, started_at: self.startedAt, client: "site",
@@ -1357,14 +1192,14 @@
 
   Quiz.prototype.showResult = function (pendingSelf) {
     var box = clear(this.resultBox), r = this.result, cp = this.checkpoint;
-    box.appendChild(resultSummary(r));
-    box.appendChild(feedbackLink(this.bank.questions[0], cp));
+    if (cp) { lock().showCheckpointResult(this, pendingSelf, this.verdicts(), checkpointUI(this)); }
+    else { box.appendChild(resultSummary(r)); box.appendChild(feedbackLink(this.bank.questions[0], cp)); }
     appendAll(box, storage.notices.slice(this.noticesShown).map(noticeParagraph));
+    if (cp) { return; }
     if (pendingSelf > 0) {
       box.appendChild(pendingSelfNote(pendingSelf));
       return;
     }
-    if (cp) { box.appendChild(checkpointBanner(r, cp, this.module, retryAdvice(this))); }
   };
 
   Quiz.prototype.renderSubmissionForm = function () {
@@ -1546,10 +1381,6 @@
     fnv1a32: fnv1a32,
     mulberry32: mulberry32,
     shuffledIds: shuffledIds,
-    parseFormula: parseFormula,
-    evalFormula: evalFormula,
-    renderTemplate: renderTemplate,
-    drawParams: drawParams,
     presentedBank: presentedBank,
     choiceTag: choiceTag,
     submissionFilename: submissionFilename,
