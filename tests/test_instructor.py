@@ -620,7 +620,23 @@ def odd_named_folder(tmp_path):
     inf["integrity"] = None
     write(folder, "inf.json", json.dumps(inf, ensure_ascii=False).replace('"8,192 B"', "1e400"))
     write(folder, "nan.json", json.dumps(inf, ensure_ascii=False).replace('"8,192 B"', "NaN").replace("INF1", "NAN1"))
+    write(folder, "nan_text.json", json.dumps(inf, ensure_ascii=False).replace('"8,192 B"', '"NaN"').replace("INF1", "NAN2"))
     return folder
+
+
+def odd_names(folder) -> int:
+    """How many files under folder have a path (inside it) that is not UTF-8 or holds control/bidi characters."""
+    count, root = 0, os.fsencode(folder)
+    for top, _, files in os.walk(root):
+        for name in files:
+            relative = os.path.relpath(os.path.join(top, name), root)
+            try:
+                text = relative.decode("utf-8")
+            except UnicodeDecodeError:
+                count += 1
+                continue
+            count += bool(re.search("[\x00-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2066-\u2069]", text))
+    return count
 
 
 def test_grade_lists_every_odd_name_and_writes_every_csv(tmp_path):
@@ -636,9 +652,11 @@ def test_grade_lists_every_odd_name_and_writes_every_csv(tmp_path):
         assert not re.search("[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u202a-\u202e]", text)   # \r\n ends rows
         assert list(csv.reader(text.splitlines()))
     rows = {r["student_id"]: r for r in read_csv(out)}
-    assert {"K1", "K2", "K3", "BIG1", "INF1", "NAN1", "S\\udc80\\ud800x"} <= set(rows)
-    assert rows["BIG1"]["m06-q03"] == "0" and rows["INF1"]["m06-q03"] == "0"
+    assert {"K1", "K2", "K3", "BIG1", "INF1", "NAN1", "NAN2", "S\\udc80\\ud800x"} <= set(rows)
+    assert {rows[k]["m06-q03"] for k in ("BIG1", "INF1", "NAN1", "NAN2")} == {"0"}
     problems = read_csv(problems_path_for(out))
+    named = {p["file"] for p in problems if p["kind"] == "odd_file_name" or "UTF-8이 아니어서" in p["reason"]}
+    assert len(named) == odd_names(folder) == 5                               # every odd name is listed, once each
     by_reason = lambda text: [p for p in problems if text in p["reason"]]             # noqa: E731
     [korean] = [p for p in by_reason("'홍길동_제출.json'") if p["kind"] == "odd_file_name"]
     assert korean["outcome"] == "graded" and korean["file"] == rows["K1"]["file"] and "\\x" in korean["file"]
