@@ -138,7 +138,8 @@ def lab_banner_html(decision: GateDecision, best_correct_count: int | None, link
         return ""
     target = link_target or checkpoint_link(decision.page)
     label = Path(target).name if "://" not in target else f"{Path(decision.page).name}.ipynb (Colab)"
-    link = f'<a href="{html.escape(target)}" target="_blank">{html.escape(label)}</a>'
+    opens = ' target="_blank" rel="noopener"' if "://" in target else ""
+    link = f'<a href="{html.escape(target)}"{opens}>{html.escape(label)}</a>'
     title = html.escape(decision.title)
     if decision.by_code:
         return _code_banner_html(decision, link)

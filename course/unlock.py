@@ -139,7 +139,7 @@ def unlock_settings_from(raw: dict, title: str = "", source: str = "dict") -> Un
     if not isinstance(key, str):
         raise SettingsError(f"{where}.unlock_public_key는 문자열(base64)이어야 합니다")
     key = "".join(key.split())
-    if key:
+    if key and _crypto_available():          # without cryptography the key is checked where it is used
         try:
             load_public_key(key)
         except UnlockError as exc:
@@ -194,6 +194,14 @@ def _crypto():
         raise UnlockError("잠금 해제 코드에는 cryptography 패키지가 필요합니다: "
                           f"{sys.executable} -m pip install cryptography") from None
     return hashes, serialization, ec, utils
+
+
+def _crypto_available() -> bool:
+    try:
+        _crypto()
+    except UnlockError:
+        return False
+    return True
 
 
 def generate_private_key():
