@@ -433,7 +433,22 @@ def _keygen(args) -> int:
     return 0
 
 
+def _checkpoint_module(module: int, config) -> int:
+    """module, when it is a checkpoint (the module a code opens the chapters after)."""
+    from course.settings import load_settings
+
+    settings = load_settings(config)
+    if settings.checkpoint(module) is None:
+        known = ", ".join(str(m) for m in sorted(settings.checkpoints))
+        gated = settings.required_module(module)
+        hint = f" 모듈 {module}의 장은 모듈 {gated} 체크포인트의 코드로 열립니다" if gated is not None else ""
+        raise UnlockError(f"모듈 {module}에는 체크포인트가 없습니다: 코드는 잠긴 장이 아니라 먼저 통과할 체크포인트의 "
+                          f"번호로 만듭니다 (체크포인트: {known}).{hint}")
+    return module
+
+
 def _code(args) -> int:
+    _checkpoint_module(args.module, args.config)
     key = load_private_key(args.key)
     course = _course_text(args)
     if args.roster:

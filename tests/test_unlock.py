@@ -99,6 +99,12 @@ def test_codes_for_a_roster_csv_in_cp949_with_a_bad_id(keys, tmp_path):
     assert checked.returncode == 0 and "맞지 않는 코드 0개" in checked.stdout      # the CSV for the LMS verifies
 
 
+def test_codes_are_made_for_a_checkpoint_not_for_the_chapter_it_locks(keys, tmp_path):
+    private, public, _ = keys
+    proc = cli("code", "--key", private, "--module", 7, "--student", "A1", config=config_file(tmp_path, public))
+    assert proc.returncode == 2 and "모듈 6 체크포인트의 코드로 열립니다" in proc.stderr and "U7-" not in proc.stdout
+
+
 def test_settings_need_a_valid_key_for_instructor_mode():
     with pytest.raises(SettingsError, match="unlock_public_key"):
         unlock.unlock_settings_from({"gating_unlock": "instructor"}, "t")
