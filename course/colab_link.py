@@ -38,7 +38,7 @@ def page_links(settings) -> dict:
 
 def link_html(url: str) -> str:
     return (f'<p class="course-colab-link"><a href="{html.escape(url, quote=True)}">{LINK_TEXT}</a> '
-            "(이 장의 노트북, 런타임 유형은 T4 GPU)</p>")
+            "(이 장을 노트북으로 실행합니다)</p>")
 
 
 def with_link(body: str, url: str) -> str:

@@ -39,11 +39,11 @@ GUIDE = "book/start/colab_hub"                         # the page that explains 
 
 HIDE_INPUT = {"remove-input", "remove-cell", "hide-input", "hide-cell"}
 HIDE_OUTPUT = {"hide-output", "remove-output", "hide-cell"}
-FORM_TITLES = {   # Colab shows the title and hides the code (double-click shows it)
-    "hide-input": "코드 보기 (두 번 클릭하면 펼쳐집니다)",
-    "hide-cell": "코드 보기 (두 번 클릭하면 펼쳐집니다)",
-    "remove-input": "숨긴 코드: 결과만 보면 됩니다 (두 번 클릭하면 코드가 보입니다)",
-    "remove-cell": "숨긴 코드: 결과만 보면 됩니다 (두 번 클릭하면 코드가 보입니다)",
+FORM_TITLES = {   # Colab shows the title and hides the code; JupyterLab shows this first line of the folded input
+    "hide-input": "코드 보기 (펼치면 코드가 보입니다)",
+    "hide-cell": "코드 보기 (펼치면 코드가 보입니다)",
+    "remove-input": "숨긴 코드: 결과만 보면 됩니다 (펼치면 코드가 보입니다)",
+    "remove-cell": "숨긴 코드: 결과만 보면 됩니다 (펼치면 코드가 보입니다)",
 }
 
 

@@ -45,6 +45,7 @@ def test_every_chapter_exports_with_no_myst_left(exported):
         for cell in _markdown(text):
             left = MYST_LEFT.search(cell)
             assert left is None, f"{name}: MyST left in a text cell: {cell[max(0, left.start() - 80):left.end() + 80]!r}"
+            assert cell.count("<details>") == cell.count("</details>"), f"{name}: an answer box left open: {cell[:200]!r}"
     m10 = "\n".join(_markdown(files["m10_profiling.ipynb"]))
     assert "<details>\n<summary>정답 보기</summary>" in m10 and "<details open" not in m10
     assert "**표:** 모듈 10 학습 목표와 Bloom 수준" in m10
@@ -300,3 +301,67 @@ def test_export_command_checks_the_committed_notebooks(tmp_path):
                          cwd=REPO, capture_output=True, text=True, timeout=300)
     assert out.returncode == 1 and "make notebooks" in out.stdout
     assert Path(REPO / "notebooks").is_dir()
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.browser
+def test_exported_notebook_reads_in_jupyterlab_without_jupyterlab_myst(browser, tmp_path):
+    """JupyterLab with jupyterlab-myst turned off stands in for Colab: m10 shows numbers, tables and closed answers."""
+    import time
+    import urllib.request
+
+    pytest.importorskip("jupyterlab")
+    config = tmp_path / "config" / "labconfig"
+    config.mkdir(parents=True)
+    (config / "page_config.json").write_text(json.dumps({"disabledExtensions": {"jupyterlab-myst": True}}))
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "run"),
+           "SGEMM_COURSE_DATA": str(tmp_path / "progress")}
+    port = _free_port()
+    log = open(tmp_path / "lab.log", "w")
+    proc = subprocess.Popen(
+        [str(Path(sys.executable).with_name("jupyter")), "lab", "--no-browser", f"--port={port}",
+         "--ServerApp.ip=127.0.0.1", "--ServerApp.token=", "--ServerApp.password=", f"--ServerApp.root_dir={REPO}",
+         "--allow-root", f"--LabApp.workspaces_dir={tmp_path / 'ws'}", f"--LabApp.user_settings_dir={tmp_path / 'settings'}"],
+        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                urllib.request.urlopen(url + "/api/status", timeout=2)
+                break
+            except OSError:
+                assert proc.poll() is None and time.time() < deadline, (tmp_path / "lab.log").read_text()[-2000:]
+                time.sleep(0.5)
+        context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="ko-KR")
+        page = context.new_page()
+        page.goto(f"{url}/lab/workspaces/export/tree/notebooks/m10_profiling.ipynb?reset")
+        page.wait_for_selector(".jp-NotebookPanel .jp-MarkdownCell .jp-RenderedMarkdown table", timeout=60_000)
+        assert page.evaluate("() => !document.querySelector('.jp-MarkdownCell .myst')"), "jupyterlab-myst still renders"
+        text = page.locator(".jp-NotebookPanel .jp-MarkdownCell .jp-RenderedMarkdown").all_inner_texts()
+        joined = "\n".join(text)
+        assert MYST_LEFT.search(joined) is None and "{eval}" not in joined
+        assert "표: 모듈 10 학습 목표와 Bloom 수준" in joined and "NVIDIA H100" in joined
+        details = page.locator(".jp-RenderedMarkdown details")
+        assert details.count() >= 5 and page.locator(".jp-RenderedMarkdown details[open]").count() == 0
+        hidden = page.locator(".jp-NotebookPanel .jp-CodeCell .jp-InputPlaceholder")
+        assert hidden.count() >= 5, "the cells the site hides are collapsed"
+        page.locator(".jp-RenderedMarkdown table").first.scroll_into_view_if_needed()
+        shots = REPO / "_build" / "screenshots"
+        shots.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(shots / "notebook_m10_without_myst.png"))
+        context.close()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()

@@ -1,11 +1,13 @@
-"""The course with the oldest versions pyproject.toml allows, installed the way a Colab learner installs it.
+"""The course installed the way a Colab learner installs it: beside Colab's own packages, the rest at the oldest
+versions pyproject.toml allows.
 
-A fresh virtual environment (this interpreter, Python 3.11: the oldest requires-python allows) first gets
-a "platform": NumPy and CuPy (cupy-cuda12x) at their lower bounds, as a platform that installed them
-before the course would have them. Then the notebooks' install cell (tools/export_notebooks.py) runs there
-unchanged, with every other dependency held to its lower bound by a constraints file; it must leave the
-platform's NumPy and CuPy as they were. Then the CPU test subset and every chapter (executed as a
-notebook, without a GPU) must pass in that environment.
+A fresh virtual environment (Python 3.12, as on Colab, where this machine has one; else this interpreter,
+Python 3.11, the oldest requires-python allows) first gets a "platform": the NumPy, CuPy (cupy-cuda12x),
+ipywidgets and plotly versions a learner found on Colab, installed before the course as Colab has them.
+Then the notebooks' install cell (course/notebook_cells.py) runs there unchanged, with every other
+dependency held to its lower bound by a constraints file (the oldest release with a wheel for that Python
+where the lower bound has none); it must leave the platform's four packages as they were. Then the CPU
+test subset and every chapter (executed as a notebook, without a GPU) must pass in that environment.
 
 The CUDA compiler packages (NVRTC, cuobjdump, nvdisasm) stay at the tested lock (requirements.txt): the
 book's SASS facts are stated for that compiler's output, which an older ptxas changes. The test tools
@@ -23,6 +25,7 @@ import subprocess
 import sys
 import tomllib
 from importlib import metadata
+from pathlib import Path
 
 import pytest
 
@@ -30,7 +33,12 @@ from conftest import REPO
 
 pytestmark = pytest.mark.oldest
 
-PLATFORM = ("numpy", "cupy-cuda12x")          # what Colab has before the course arrives
+# What Colab had before the course arrived, as a learner found it (Python 3.12).
+PLATFORM = {"numpy": "2.0.2", "cupy-cuda12x": "13.3.0", "ipywidgets": "7.7.1", "plotly": "5.24.1"}
+PLATFORM_PYTHON = "3.12"
+# A lower bound with no wheel for a newer Python: its oldest release that has one (PyYAML 6.0's sdist no
+# longer builds; 6.0.1 is the first with cp312 wheels).
+OLDEST_WHEEL = {("pyyaml", "3.12"): "6.0.1"}
 LOCKED_TOOLS = ("nvidia-cuda-nvrtc-cu12", "nvidia-cuda-cuobjdump", "nvidia-cuda-nvdisasm")
 TEST_TOOLS = ("pytest", "hypothesis", "jupytext", "nbformat", "nbclient", "ipykernel")
 CPU_SUBSET = ["tests/test_kernels_cpu.py", "tests/test_configs.py", "tests/test_bank.py", "tests/test_grading.py",
@@ -81,23 +89,38 @@ def _same_version(a: str, b: str) -> bool:
     return pad(a)[:3] == pad(b)[:3]
 
 
+def platform_python() -> tuple[str, str]:
+    """(path, "3.12") of a Python like Colab's where this machine has one, else (this interpreter, its version)."""
+    candidates = sorted(str(p) for p in Path.home().glob(f".pyenv/versions/{PLATFORM_PYTHON}*/bin/python{PLATFORM_PYTHON}"))
+    for python in candidates:
+        if subprocess.run([python, "-c", "import venv, ensurepip"], capture_output=True).returncode == 0:
+            return python, PLATFORM_PYTHON
+    return sys.executable, f"{sys.version_info[0]}.{sys.version_info[1]}"
+
+
 def test_lower_bounds_cover_what_a_platform_has():
+    from packaging.specifiers import SpecifierSet
+
     bounds = lower_bounds()
     assert bounds["numpy"].startswith("2.0") and bounds["cupy-cuda12x"].startswith("13.")
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    ranges = {_name(r): SpecifierSet(r[len(_name(r)):].split(";")[0].strip())
+              for r in project["dependencies"] + project["optional-dependencies"]["cuda12"]}
+    for name, version in PLATFORM.items():
+        assert version in ranges[name], f"Colab's {name} {version} is outside pyproject.toml's {ranges[name]}: pip would replace it"
     assert project["requires-python"] == ">=3.11"
     assert not any(_name(r).startswith("cupy") for r in project["dependencies"]), \
         "CuPy only in extras: a second CuPy beside the platform's breaks both"
 
 
 def test_oldest_allowed_versions_install_beside_the_platform_and_run_everything(tmp_path):
-    assert sys.version_info[:2] >= (3, 11)
+    base, version = platform_python()
     bounds = lower_bounds()
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    subprocess.run([base, "-m", "venv", str(venv)], check=True, timeout=300)
     python = venv / "bin" / "python"
 
-    platform = [f"{n}=={bounds[n]}" for n in PLATFORM]
+    platform = [f"{n}=={v}" for n, v in PLATFORM.items()]
     probe = _pip(python, "download", "--no-deps", "--only-binary=:all:", "-d", str(tmp_path / "probe"),
                  platform[0], timeout=300)
     if probe.returncode != 0:
@@ -110,22 +133,21 @@ def test_oldest_allowed_versions_install_beside_the_platform_and_run_everything(
 
     # Every other dependency at its lower bound, the compiler packages at the lock.
     constraints = tmp_path / "constraints.txt"
-    pins = {n: v for n, v in bounds.items() if n not in PLATFORM} | locked(LOCKED_TOOLS)
+    pins = {n: OLDEST_WHEEL.get((n, version), v) for n, v in bounds.items() if n not in PLATFORM} | locked(LOCKED_TOOLS)
     constraints.write_text("".join(f"{n}=={v}\n" for n, v in pins.items()), encoding="utf-8")
     work = tmp_path / "work"
     work.mkdir()
     (work / "sgemm-course").symlink_to(REPO, target_is_directory=True)
-    sys.path.insert(0, str(REPO / "tools"))
-    from export_notebooks import INSTALL_CELL
+    from course.notebook_cells import install_source
 
     env = dict(os.environ, PIP_CONSTRAINT=str(constraints))
-    cell = subprocess.run([str(python), "-c", INSTALL_CELL.format(url="")], cwd=work, capture_output=True,
+    cell = subprocess.run([str(python), "-c", install_source("")], cwd=work, capture_output=True,
                           text=True, timeout=900, env=env)
     assert cell.returncode == 0, cell.stdout[-2000:] + cell.stderr[-4000:]
     assert "kernels" in cell.stdout
     after = _frozen(python)
-    for name in PLATFORM:
-        assert after[name] == before[name], f"the install cell replaced the platform's {name}"
+    for name, wanted in PLATFORM.items():
+        assert after[name] == before[name] == wanted, f"the install cell replaced the platform's {name}"
     for name, version in pins.items():
         assert _same_version(after[name], version), (name, after[name], version)
 
