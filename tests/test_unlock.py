@@ -23,7 +23,21 @@ COURSE = "GPU 행렬 곱셈 최적화"
 
 
 def cli(*args, config=None):
-    command = [sys.executable, "-m", "course", *(["--config", str(config)] if config else []), "unlock", *map(str, args)]
+    """`python -m course unlock ...` in this process (as the CLI runs it: main(argv)); keygen runs it as a subprocess."""
+    import contextlib
+    import io
+
+    from course.__main__ import main
+
+    argv = [*(["--config", str(config)] if config else []), "unlock", *map(str, args)]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)
+    return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
+
+
+def cli_process(*args):
+    command = [sys.executable, "-m", "course", "unlock", *map(str, args)]
     return subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=60)
 
 
@@ -38,7 +52,7 @@ def config_file(folder, public_key, mode="instructor", extra=""):
 def keys(tmp_path_factory):
     """One key pair made by the CLI (keygen is the slow part: made once)."""
     folder = tmp_path_factory.mktemp("keys")
-    proc = cli("keygen", "--out", folder)
+    proc = cli_process("keygen", "--out", folder)                          # the real command line, once
     assert proc.returncode == 0, proc.stderr
     line = next(x.strip() for x in proc.stdout.splitlines() if x.strip().startswith("unlock_public_key:"))
     public = line.split(":", 1)[1].strip()
