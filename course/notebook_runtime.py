@@ -50,7 +50,8 @@ def message(gpu: "str | None", platform: "str | None", recorded_on: str = "") ->
     if platform == HUB:
         return ("이 JupyterHub 서버에는 GPU가 없습니다. Hub에 GPU 서버가 있다면 File → Hub Control Panel에서 서버를 "
                 "멈추고 GPU가 있는 설정으로 다시 시작하세요.\n" + go_on)
-    return "GPU를 찾지 못했습니다 (python -m kernels doctor가 까닭을 알려 줍니다).\n" + go_on
+    return ("GPU를 찾지 못했습니다. 까닭은 점검 명령이 알려 줍니다 (노트북 셀에서: import sys 다음 줄에 "
+            "!{sys.executable} -m kernels doctor).\n" + go_on)
 
 
 def show_runtime() -> str:

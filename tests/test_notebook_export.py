@@ -269,6 +269,8 @@ def test_runtime_check_tells_a_colab_learner_how_to_get_a_gpu():
     hub = notebook_runtime.message(None, "jupyterhub", "")
     assert "Hub Control Panel" in hub and "기록된 결과" in hub and "T4" not in hub
     assert notebook_runtime.message("Tesla T4", "colab").startswith("GPU: Tesla T4.")
+    elsewhere = notebook_runtime.message(None, None, "")
+    assert "!{sys.executable} -m kernels doctor" in elsewhere and "!python" not in elsewhere
 
 
 def test_colab_link_on_pages_with_a_notebook_only_with_a_github_repository():
