@@ -1,7 +1,7 @@
 """The checker's judgement of a split-K reduction (exercise kind "splitk_reduce"), without a GPU: the worker's
 reduce path (course.autograder.reduce_worker) on NumPy, through the same stand-in `cupy` as
 tests/test_exercise_worker.py, against NumPy versions of m12-e1's solution and known-wrong attempts.
-The real .cu attempts get the same verdicts on the GPU (tools/device_issue25.sh -> book/data/exercises.json)."""
+The real .cu attempts get the same verdicts on the GPU (tools/device_issue21.sh -> book/data/exercises.json)."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,6 +9,8 @@ import pytest
 
 from course.autograder import gpu, kinds, reduce_worker, spec as specs, worker
 from test_exercise_worker import Junk, flat, numpy_cupy  # noqa: F401  (numpy_cupy: the autouse fixture)
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")   # NumPy on NaN and Inf, as IEEE wants
 
 SPEC = specs.load("m12-e1")
 
@@ -35,8 +37,26 @@ def finish(C, alpha, total, beta):
         C[...] = alpha * total + (beta * C if beta != 0.0 else 0.0)
 
 
+def total_of(P, M, N, ldp, slabs):
+    with np.errstate(invalid="ignore"):
+        return sum(slab(P, s, M, N, ldp).astype(np.float64) for s in slabs)
+
+
 def solution(P, C, M, N, ldp, ldc, S, alpha, beta):
-    finish(C, alpha, sum(slab(P, s, M, N, ldp).astype(np.float64) for s in range(S)), beta)
+    finish(C, alpha, total_of(P, M, N, ldp, range(S)), beta)
+
+
+def at_most_eight_slabs(P, C, M, N, ldp, ldc, S, alpha, beta):
+    """Each half adds at most four slabs: slabs 8 and up are dropped."""
+    finish(C, alpha, total_of(P, M, N, ldp, range(min(S, 8))), beta)
+
+
+def nan_slabs_skipped(P, C, M, N, ldp, ldc, S, alpha, beta):
+    """A NaN in a slab is taken for an unwritten partial sum and skipped: NaN must reach C."""
+    with np.errstate(invalid="ignore"):
+        total = sum(np.nan_to_num(slab(P, s, M, N, ldp).astype(np.float64), nan=0.0, posinf=np.inf, neginf=-np.inf)
+                    for s in range(S))
+    finish(C, alpha, total, beta)
 
 
 def alpha_per_slice(P, C, M, N, ldp, ldc, S, alpha, beta):
@@ -94,6 +114,8 @@ def test_the_solution_passes_every_case():
     (slab_stride, "out_of_bounds", ["행 사이 여백", "out of bounds read"]),
     (edge_off_by_one, "out_of_bounds", ["out of bounds write"]),
     (writes_workspace, "writes_inputs", ["입력 P", "P는 읽기만"]),
+    (at_most_eight_slabs, "wrong_values", ["wrong values", "S=19"]),
+    (nan_slabs_skipped, "wrong_values", ["wrong values", "P에 NaN·±Inf 있음"]),
 ])
 def test_each_known_mistake_gets_its_diagnosis(body, diagnosis, words):
     result = judge(body)
@@ -107,7 +129,8 @@ def test_each_known_mistake_gets_its_diagnosis(body, diagnosis, words):
 def test_the_yaml_names_the_same_diagnoses():
     expected = {"wrong_alpha_per_slice.cu": "wrong_values", "wrong_beta_per_slice.cu": "wrong_values",
                 "wrong_reads_c_beta_zero.cu": "reads_c_with_beta_zero", "wrong_slab_stride.cu": "out_of_bounds",
-                "wrong_edge_off_by_one.cu": "out_of_bounds", "wrong_no_barrier.cu": "race"}
+                "wrong_edge_off_by_one.cu": "out_of_bounds", "wrong_no_barrier.cu": "race",
+                "wrong_at_most_eight_slabs.cu": "wrong_values"}
     assert {w.file: w.diagnosis for w in SPEC.wrong_attempts} == expected
 
 

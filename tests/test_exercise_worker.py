@@ -1,9 +1,10 @@
 """The checker's judgement of a run, without a GPU: course.autograder.worker on NumPy.
 
 The worker's correctness mode (guard bands, padded rows with lda, ldb and ldc apart, C poisoned with
-NaN and then with +-Inf when beta = 0, shared memory filled with NaN before each launch, A and B
-compared after the run, the re-runs that tell causes apart) is run here against kernels written in
-NumPy, one per kind of wrong attempt the issue lists, through a stand-in `cupy` module made of NumPy.
+NaN and then with +-Inf when beta = 0, NaN and +-Inf inside A and B, shared memory filled with the run's
+two bit patterns before the launches, A and B compared after the run, the re-runs that tell causes apart)
+is run here against kernels written in NumPy, one per kind of known mistake, through a stand-in `cupy`
+module made of NumPy.
 The same judgement then goes through gpu.judge_outcomes into the verdict's diagnosis and message.
 The real kernels (course/exercises/*/wrong_*.cu) get the same verdicts on the GPU: tools/device_issue21.sh.
 """
@@ -19,6 +20,7 @@ from course.autograder import cases, gpu, spec as specs, worker
 
 SPEC = specs.load("m06-e1")          # 16 x 16 tiles, any M, N, K
 TILE = 16
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")   # NumPy on NaN and Inf, as IEEE wants
 
 
 @pytest.fixture(autouse=True)
@@ -42,14 +44,19 @@ def numpy_cupy(monkeypatch):
 
 
 class Junk:
-    """Stands in for the shared-memory fill: a fake kernel asks what its unwritten shared memory holds."""
+    """Stands in for the shared-memory fill: a fake kernel asks what its unwritten shared memory holds
+    (cells(): the words the worker's fill kernel writes, computed by worker.junk_words)."""
     bytes = 0
 
-    def __init__(self):
-        self.nan_fill = True
+    def __init__(self, seeds=(3141592653, 2718281828)):
+        self.seeds = {"a": seeds[0], "b": seeds[1], "zero": 0}
+        self.which = "a"
 
-    def fill(self, nan_fill: bool = True) -> None:
-        self.nan_fill = nan_fill
+    def fill(self, which: str = "a") -> None:
+        self.which = which
+
+    def cells(self, count: int) -> np.ndarray:
+        return worker.junk_words(self.seeds[self.which], count).view(np.float32)
 
     def seen_fraction(self) -> float:
         return 1.0
@@ -74,13 +81,15 @@ class FakeKernel:
 
 def product(A, B, k_end=None):
     k_end = A.shape[1] if k_end is None else k_end
-    return (A[:, :k_end].astype(np.float64) @ B[:k_end].astype(np.float64)).astype(np.float32)
+    with np.errstate(invalid="ignore"):
+        return (A[:, :k_end].astype(np.float64) @ B[:k_end].astype(np.float64)).astype(np.float32)
 
 
 def store(C, alpha, acc, beta):
-    out = alpha * acc
-    if beta != 0.0:
-        out = out + beta * C
+    with np.errstate(invalid="ignore"):
+        out = alpha * acc
+        if beta != 0.0:
+            out = out + beta * C
     C[...] = out
 
 
@@ -112,12 +121,69 @@ def skips_store_when_beta_zero(k, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta):
         store(C, alpha, product(A, B), beta)
 
 
+def unwritten_cells(k, M, N):
+    """What each element's thread finds in a cell its block never wrote (one cell per element)."""
+    return k.junk.cells(M * N).reshape(M, N)
+
+
 def uninit_shared(k, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta):
     """Bs rows past K never written: 0 * (what shared memory held) in blocks whose only tile is partial."""
     acc = product(A, B)
-    if K < TILE and k.junk.nan_fill:
-        acc = acc + np.float32(0.0) * np.float32(np.nan)
+    if K < TILE:
+        with np.errstate(invalid="ignore"):
+            acc = acc + np.float32(0.0) * unwritten_cells(k, M, N)
     store(C, alpha, acc, beta)
+
+
+def clears_only_nan(k, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta):
+    """The same, but a cell past K that holds NaN is cleared first: right when the fill is NaN alone."""
+    acc = product(A, B)
+    if K < TILE:
+        cells = unwritten_cells(k, M, N)
+        cells = np.where(np.isnan(cells), np.float32(0.0), cells)
+        with np.errstate(invalid="ignore"):
+            acc = acc + np.float32(0.0) * cells
+    store(C, alpha, acc, beta)
+
+
+def reads_a_little_garbage(k, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta):
+    """Lets the low bit of unwritten cells nudge the sum: within the tolerance, but other bits with another fill."""
+    low_bits = (unwritten_cells(k, M, N).view(np.uint32) & 1).astype(np.float32)
+    store(C, alpha, product(A, B) + np.float32(1e-6) * low_bits, beta)
+
+
+def alpha_zero_shortcut(k, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta):
+    if alpha == 0.0:                                   # C = beta * C, even when beta is 0 too
+        with np.errstate(invalid="ignore"):
+            C[...] = beta * C
+        return
+    store(C, alpha, product(A, B), beta)
+
+
+def beta_one_drops_alpha(k, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta):
+    if beta == 1.0:
+        C[...] = product(A, B) + C
+        return
+    store(C, alpha, product(A, B), beta)
+
+
+def alpha_one_drops_beta(k, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta):
+    if alpha == 1.0 and beta != 0.0:
+        C[...] = product(A, B) + C
+        return
+    store(C, alpha, product(A, B), beta)
+
+
+def chunked_sum(k, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta):
+    """Sums in chunks of 4096, the bound of every chunk after the first wrong: K past 4096 loses the rest."""
+    store(C, alpha, product(A, B, min(K, 4096)), beta)
+
+
+def nan_inputs_to_zero(k, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta):
+    a = np.where(np.isnan(A), np.float32(0.0), A)
+    b = np.where(np.isnan(B), np.float32(0.0), B)
+    with np.errstate(invalid="ignore"):
+        store(C, alpha, product(a, b), beta)
 
 
 def writes_a(k, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta):
@@ -174,6 +240,13 @@ def test_a_correct_kernel_passes_every_case():
     (k_off_by_one, "wrong_values", ["wrong values"]),
     (reads_past_a, "out_of_bounds", ["out of bounds read"]),
     (writes_past_c, "out_of_bounds", ["보호 구역", "out of bounds write"]),
+    (clears_only_nan, "uninitialized_shared", ["무작위 비트 패턴", "0으로 채우면 맞습니다"]),
+    (reads_a_little_garbage, "uninitialized_shared", ["패턴만 바꿔", "달라졌습니다"]),
+    (alpha_zero_shortcut, "reads_c_with_beta_zero", ["beta = 0", "alpha=0"]),
+    (beta_one_drops_alpha, "wrong_values", ["wrong values", "beta=1"]),
+    (alpha_one_drops_beta, "wrong_values", ["wrong values", "alpha=1"]),
+    (chunked_sum, "wrong_values", ["wrong values", f"×{cases.LONG_K} "]),
+    (nan_inputs_to_zero, "wrong_values", ["wrong values", "NaN·±Inf"]),
 ])
 def test_each_kind_of_wrong_kernel_gets_its_diagnosis_for_its_reason(body, diagnosis, words):
     result = judge(body)
@@ -236,3 +309,91 @@ def test_a_kernel_that_ignores_the_leading_dimensions_is_told_so():
     result = judge(tight_only)
     assert result.diagnosis in ("wrong_values", "out_of_bounds")
     assert "선행 차원" in result.message_ko or "lda" in result.message_ko
+
+
+class NanOnlyJunk(Junk):
+    """The fill the checker used to have: NaN in every cell, the same in every run."""
+
+    def cells(self, count: int) -> np.ndarray:
+        return np.full(count, np.nan if self.which != "zero" else 0.0, dtype=np.float32)
+
+
+def test_a_kernel_that_clears_nan_passes_a_nan_fill_and_fails_the_drawn_bit_patterns():
+    """The hole the drawn fill closes: NaN alone is recognisable, the run's patterns (±Inf among them) are not."""
+    kernel = FakeKernel(clears_only_nan, NanOnlyJunk())
+    old = [worker.judge_case(kernel, kernel.junk, c.as_dict(), TILE) for c in cases.correctness_cases(SPEC, 5)]
+    assert all(c["outcome"] == "ok" for c in old)
+    assert judge(clears_only_nan).diagnosis == "uninitialized_shared"
+
+
+def test_the_two_fills_of_a_run_differ_and_hold_nan_inf_and_arbitrary_bits():
+    first, second = cases.shared_fill(SPEC, 5)
+    assert first != second and cases.shared_fill(SPEC, 5) == (first, second) != cases.shared_fill(SPEC, 6)
+    words = worker.junk_words(first, 4096)
+    values = words.view(np.float32)
+    assert 0.4 < np.isnan(values).mean() < 0.6 and 0.08 < np.isinf(values).mean() < 0.17
+    assert 0.3 < np.isfinite(values).mean() and (np.abs(values[np.isfinite(values)]) < 1).any()
+    assert (words != worker.junk_words(second, 4096)).mean() > 0.9
+    assert not worker.junk_words(0, 16).any()                        # the "zero" fill
+
+
+def test_nan_and_inf_in_the_inputs_must_land_where_ieee_puts_them():
+    """A NaN row stays NaN, an infinity keeps its sign; a kernel that flips a sign or drops a NaN fails."""
+    def flips_infinities(k, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta):
+        correct(k, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta)
+        C[np.isinf(C)] *= -1
+
+    result = judge(correct)
+    special = [c for c in result.details["cases"] if c.get("specials")]
+    assert len(special) >= 3 and all(c["outcome"] == "ok" for c in special)
+    for body in (flips_infinities, nan_inputs_to_zero):
+        outcomes = judge(body).details["cases"]
+        assert all(c["outcome"] == "wrong_values" for c in outcomes if c.get("specials"))
+        assert all(c["outcome"] == "ok" for c in outcomes if not c.get("specials"))
+
+
+def test_every_class_of_alpha_and_beta_catches_its_own_shortcut():
+    """Each shortcut fails on its class only; the classes are all among the fixed cases."""
+    for body, bad_class in ((alpha_zero_shortcut, "zero_zero"), (beta_one_drops_alpha, "alpha_one"),
+                            (alpha_one_drops_beta, "one_beta")):
+        outcomes = judge(body).details["cases"]
+        failing = {cases.alpha_beta_class(c["alpha"], c["beta"]) for c in outcomes if c["outcome"] != "ok"}
+        assert failing == {bad_class}, (body.__name__, failing)
+        assert any(c["outcome"] != "ok" for c in outcomes if not c["drawn"])
+
+
+def test_the_long_k_case_is_the_one_that_catches_a_sum_cut_at_4096():
+    outcomes = judge(chunked_sum).details["cases"]
+    assert [c["K"] for c in outcomes if c["outcome"] != "ok"] == [cases.LONG_K]
+
+
+def test_a_race_is_still_a_race_with_two_fills():
+    calls = {"n": 0}
+
+    def racy(k, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta):
+        calls["n"] += 1
+        correct(k, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta)
+        if calls["n"] % 3 == 0 and M * N > 4:
+            C[0, 0] += np.float32(1e-3)                # every third launch, whatever the fill
+
+    result = judge(racy)
+    assert result.diagnosis == "race", result.message_ko
+
+
+@pytest.mark.parametrize("exercise_id", ["m06-e1", "m12-e1"])
+def test_the_warm_up_judges_a_right_and_a_wrong_stand_in_before_the_learners_clock(exercise_id):
+    """worker.warm_up runs the whole judgement (re-runs, the second fill, the explanations) on CuPy-made
+    kernels, so CuPy's first-use compiles happen before "ready"; the right one passes, the wrong one does not."""
+    from course.autograder import reduce_worker
+
+    spec = specs.load(exercise_id).to_dict()
+    kernel = types.SimpleNamespace(spec=spec, junk=Junk())
+    owner = reduce_worker.ReduceKernel if spec["kind"] != "sgemm" else worker.LearnerKernel
+    kernel.stand_ins = lambda: owner.stand_ins(kernel)
+    kernel.warm_cases = lambda: owner.warm_cases(kernel)
+    worker.warm_up(kernel)
+    right, wrong = kernel.stand_ins()
+    for case in kernel.warm_cases():
+        assert worker.judge_case(right, kernel.junk, dict(case), max(spec["tile"]))["outcome"] == "ok"
+        assert worker.judge_case(wrong, kernel.junk, dict(case), max(spec["tile"]))["outcome"] != "ok"
+    assert any(c["specials"] for c in kernel.warm_cases()) and any(c["beta"] == 0.0 for c in kernel.warm_cases())

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Issue 21 on the GPU machine, one call (run from the repository root):
+# The exercise record on the GPU machine, one call (run from the repository root):
 #   every exercise's solution and every known-wrong attempt (course/exercises/*/) through the checker,
-#   a table per submission (attempt, expected verdict, got, agrees, seconds per check, reason), whether
-#   the shared-memory NaN fill reaches a fresh block on this GPU, the slowest solution check against its
-#   time limit, and the full record in $OUT/exercises.json (copy it to book/data/ to publish it).
-# Usage: OUT=/some/dir bash tools/device_issue21.sh [--seed N]   (needs python3 with cupy, numpy, PyYAML)
+#   a table per submission (attempt, expected verdict, got, agrees, seconds per check, reason), the timed
+#   shape each speed check drew (and any second measurement near the bar), whether the shared-memory fill
+#   reaches a fresh block on this GPU, the slowest solution check against its time limit, and the full
+#   record in $OUT/exercises.json (copy it to book/data/ to publish it).
+# Usage: OUT=/some/dir bash tools/device_issue21.sh [--seed N] [--jobs J] [--only ID ...]
+#   (needs python3 with cupy, numpy, PyYAML). Too long for one call: give each call some exercises with
+#   --only, then on any machine: python tools/record_exercises.py --merge-from PART.json
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 PY=${PYTHON:-python3}

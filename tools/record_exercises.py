@@ -101,6 +101,17 @@ def reason(verdict) -> str:
     return (text[0] if text else "")[:160]
 
 
+def speed_line(item: dict) -> str:
+    """The timed shape drawn for the submission, the ratio against the bar, a second measurement, wrong launches."""
+    d = item["verdict"].result("speed").details
+    shape = "x".join(str(d[k]) for k in ("M", "N", "K", "S") if d.get(k) is not None)
+    line = (f"speed {item['exercise'].id}/{item['file']}: {shape} ratio {d['ratio']:.3f} (min {d['min_ratio']}), "
+            f"{d.get('launches_checked')} launches checked, {d.get('wrong_launches')} wrong")
+    if d.get("remeasured"):
+        line += f"; first measurement {d['first_ratio']:.3f} was within {d['band']:.0%} of the bar: measured again"
+    return line
+
+
 def agrees(item: dict) -> bool:
     verdict = item["verdict"]
     return verdict.passed if item["role"] == "solution" else verdict.diagnosis == item["expected"]
@@ -122,7 +133,8 @@ def print_fill_and_limits(items: list, limits) -> None:
     seen = [i["verdict"].result("correctness").details.get("shared_junk_seen") for i in items
             if i["role"] == "solution" and i["verdict"].result("correctness").status != "skip"]
     seen = [s for s in seen if s is not None]
-    print(f"\nshared-memory NaN fill seen by a fresh block: {min(seen) if seen else 'n/a'} (min over solutions; 1.0 = always)")
+    print(f"\nshared-memory fill seen by a fresh block: {min(seen) if seen else 'n/a'} "
+          "(share of its words found, min over solutions; 1.0 = always)")
     limit_of = {"correctness": limits.correctness, "hazards": limits.hazards, "speed": limits.speed}
     worst = max(((secs / limit_of[c], c, i) for i in items if i["role"] == "solution"
                  for c, secs in i["check_seconds"].items() if c in limit_of), default=None, key=lambda t: t[0])
@@ -219,13 +231,12 @@ def main(argv=None) -> int:
     for item in items:
         speed = item["verdict"].result("speed")
         if speed and speed.details.get("ratio"):
-            print(f"speed {item['exercise'].id}/{item['file']}: ratio {speed.details['ratio']:.2f} "
-                  f"(min {speed.details['min_ratio']})")
+            print(speed_line(item))
     for item in items:
         if "fallback" in item:
             print(f"fallback (no sanitizer) on {item['exercise'].id}/{item['file']}: {item['fallback']['diagnosis']}")
     print_fill_and_limits(items, limits)
-    print(f"\nwrote {out}; {len(problems)} problem(s)")
+    print(f"\nwrote {out}; {len(problems)} problem(s); {record['checker']['seconds']:.0f} s in all")
     for p in problems:
         print("  " + p)
     return 1 if problems else 0

@@ -9,11 +9,14 @@ feedback that points at the learner's own lines:
   sass         forbidden / required opcodes, the operands a required opcode must serve (A, B, C,
                from the PTX), and the register count (no GPU needed)
   correctness  fixed edge cases and cases drawn from the run's seed (recorded in the verdict; replay
-               with --seed), lda/ldb/ldc all different, whole tiles with alpha, beta != 0, C poisoned
-               with NaN and +-Inf when beta = 0, shared memory filled with NaN, A and B unchanged,
-               guard bands; against cuBLAS
+               with --seed), lda/ldb/ldc all different, every class of (alpha, beta), whole tiles with
+               alpha, beta != 0, a single k tile, K past 4096, NaN and +-Inf inside A and B, C poisoned
+               with NaN and +-Inf when beta = 0, shared memory filled with the run's two random bit
+               patterns (the results must agree bit for bit), A and B unchanged, guard bands; against cuBLAS
   hazards      compute-sanitizer memcheck / racecheck / synccheck (or a repeated-run test without it)
-  speed        timed in alternation with the level's reference kernel on the same padded operands
+  speed        at a shape drawn from the run's seed, timed in alternation with the level's reference kernel
+               on the same padded operands, every launch's output checked; a ratio within 3% of the bar
+               is measured again, longer
 
 The kernel runs only in subprocesses with time limits (course.autograder.worker), so a hang or a
 fault becomes a verdict and the notebook or command line goes on; the kernel's printf is shown,
@@ -22,11 +25,13 @@ capped, and never read as the checker's own status. Entry points:
 `%%exercise ID` (course.exercise_magic), and the site's cards (course.autograder.page).
 """
 # What the checker checks changed: a verdict recorded by an older version (book/data/exercises.json)
-# is still evidence for what it covers, not for attempts or checks added since. 2: issue 21 (seeded
-# cases, distinct lda/ldb/ldc, +-Inf poison, shared-memory fill, inputs checked, signatures, operands).
-# 3: issue 25 (exercise kinds: the split-K reduction; a failing case whose result changes between identical
-# re-runs is judged a race before any other cause is looked for).
-CHECKER_VERSION = 3
+# is still evidence for what it covers, not for attempts or checks added since. 2: seeded cases, distinct
+# lda/ldb/ldc, +-Inf poison, shared-memory fill, inputs checked, signatures, operands. 3: exercise kinds (the
+# split-K reduction); a failing case whose result changes between identical re-runs is judged a race before any
+# other cause is looked for. 4: every (alpha, beta) class, a single k tile, K past 4096, S past 16, NaN and
+# +-Inf in the inputs, two random shared-memory fills per run, a drawn timed shape with every launch checked,
+# a second measurement near the speed bar.
+CHECKER_VERSION = 4
 
 from course.autograder.checker import check_file, check_source, gpu_ready, measure_speed  # noqa: E402
 from course.autograder.gpu import Limits  # noqa: E402

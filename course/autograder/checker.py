@@ -90,7 +90,7 @@ def check_source(spec: ExerciseSpec, source: str, name: str = "kernel.cu", *, li
             "speed", "정확성 검사를 통과한 커널만 속도를 잽니다 (빠른 것보다 맞는 것이 먼저)."))
     else:
         say("속도 (기준 커널과 번갈아 측정)")
-        verdict.checks.append(gpu.speed_check(spec, shifted, name, limits))
+        verdict.checks.append(gpu.speed_check(spec, shifted, name, limits, seed=seed))
     return verdict
 
 
@@ -103,7 +103,7 @@ def measure_speed(spec: ExerciseSpec, verdict: Verdict, source: str, limits: gpu
     correct = verdict.result("correctness")
     index = [c.check for c in verdict.checks].index("speed")
     if correct is not None and correct.status == "pass":
-        verdict.checks[index] = gpu.speed_check(spec, shifted, name, limits, reps=reps)
+        verdict.checks[index] = gpu.speed_check(spec, shifted, name, limits, reps=reps, seed=verdict.seed or 0)
     else:
         verdict.checks[index] = CheckResult.skipped(
             "speed", "정확성 검사를 통과한 커널만 속도를 잽니다 (빠른 것보다 맞는 것이 먼저).")

@@ -12,6 +12,7 @@ import math
 import sys
 
 from course.autograder import spec as specs
+from course.autograder.card_text import correctness_text, size_limit_text, speed_text
 from course.autograder.cases import SEED_LIMIT
 from course.autograder.learner import ExerciseInputError
 from korean_text import with_particle
@@ -119,7 +120,8 @@ def describe(s: specs.ExerciseSpec) -> str:
     lines = [f"{s.id}: {s.title_ko} (모듈 {s.module})", "", s.goal_ko.strip(), "",
              f"커널: {s.signature_text()}",
              f"실행 구성 (launch): {s.launch_text()}",
-             f"크기 (shapes): {shape_rules}" + ("; A, B, C는 16바이트 정렬, 선행 차원은 4의 배수" if s.aligned16 else ""),
+             f"크기 (shapes): {shape_rules}" + ("; A, B, C는 16바이트 정렬, 선행 차원은 4의 배수" if s.aligned16 else "")
+             + "; " + size_limit_text(s),
              "", "검사 (checks):",
              "  1. 컴파일: NVRTC (sm_90)",
              "  2. SASS 규칙: " + ("; ".join(sass_rules) or "없음"),
@@ -132,23 +134,11 @@ def describe(s: specs.ExerciseSpec) -> str:
 
 
 def _correctness_text(s) -> str:
-    if s.kind == "splitk_reduce":
-        return ("고정된 경계 크기와 실행마다 시드로 뽑는 크기·조각 수 S·alpha/beta 조합(타일의 배수인 크기에서도 "
-                "alpha·beta ≠ 0, 1), ldp와 ldc가 다른 행 여백(작업 공간의 여백은 NaN), beta = 0이면 NaN과 ±Inf로 채운 C, "
-                "NaN으로 채운 공유 메모리, 실행 뒤 P가 그대로인지; float64로 더한 기준값과 상대 오차 1e-05 이내 "
-                "(시드는 판정에 적힘: --seed로 재현)")
-    return ("고정된 경계 크기와 실행마다 시드로 뽑는 크기, alpha/beta 조합(타일의 배수인 크기에서도 "
-            "alpha·beta ≠ 0), lda·ldb·ldc가 모두 다른 행 여백, beta = 0이면 NaN과 ±Inf로 채운 C, NaN으로 채운 "
-            "공유 메모리, 실행 뒤 A·B가 그대로인지; cuBLAS와 상대 오차 1e-05 이내 (시드는 판정에 적힘: --seed로 재현)")
+    return correctness_text(s)
 
 
 def _speed_text(s) -> str:
-    if s.kind == "splitk_reduce":
-        from course.autograder.kinds import REDUCE_SPEED_SLICES
-
-        return (f"{s.speed_size}×{s.speed_size} 조각 {REDUCE_SPEED_SLICES}개에서 강좌의 리덕션 커널 {s.speed_reference}의 "
-                f"{s.min_ratio:g}배 이상 (번갈아 측정)")
-    return f"{s.speed_size}³에서 기준 커널 {s.speed_reference}의 {s.min_ratio:g}배 이상 (번갈아 측정)"
+    return speed_text(s)
 
 
 def _show(args) -> int:

@@ -29,7 +29,8 @@ import random
 from dataclasses import asdict, dataclass
 from typing import Callable
 
-from course.autograder.cases import DRAWN_ALPHA_BETA, DRAWN_CASES   # the SGEMM cases' draw, shared
+from course.autograder.cases import (DRAWN_CASES, SPECIALS, alpha_beta_choices,  # the SGEMM cases' draw, shared
+                                     speed_sizes)
 
 SGEMM_SIGNATURE = (("A", "pointer"), ("B", "pointer"), ("C", "pointer"), ("M", "int"), ("N", "int"), ("K", "int"),
                    ("lda", "int"), ("ldb", "int"), ("ldc", "int"), ("alpha", "float"), ("beta", "float"))
@@ -68,8 +69,9 @@ def parse_signature(value) -> tuple | None:
 
 # ----------------------------------------------------------------------------- splitk_reduce cases
 
-SLICES = (2, 3, 4, 5, 8)          # S values the drawn cases pick from
-REDUCE_SPEED_SLICES = 8           # the timed case: 8 slabs of speed.size x speed.size
+SLICES = (2, 3, 4, 5, 8, 13, 16, 24)   # S values the drawn cases pick from (past 8 and past 16 too)
+MANY_SLICES = 19                  # the fixed case with many slabs (an odd number past 16)
+REDUCE_SPEED_SLICES = 8           # the timed case: 8 slabs of about speed.size x speed.size (drawn per run)
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,7 @@ class ReduceCase:
     edge: bool = False    # M or N cuts a block tile
     drawn: bool = False
     data_seed: int = 0
+    specials: int = 0     # NaN, +Inf and -Inf values put into the slabs (the expected C is IEEE arithmetic's)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -117,31 +120,41 @@ def _reduce_edge(spec, M: int, N: int) -> bool:
 
 
 def reduce_correctness_cases(spec, seed: int = 0) -> list[ReduceCase]:
-    """Fixed cases (one element; edges; whole tiles with alpha and beta != 0; one slab; tight rows; alpha = 0)
-    and cases drawn from `seed` (shape, S, alpha, beta, strides)."""
+    """Fixed cases (one element; edges; whole tiles with alpha and beta != 0; one slab; tight rows; every class of
+    (alpha, beta) of course.autograder.cases.alpha_beta_class; 19 slabs; NaN and +-Inf in the slabs) and cases
+    drawn from `seed` (shape, S, alpha, beta, strides; the second drawn case holds NaN and +-Inf)."""
     rows, cols = spec.tile
-    fixed = [(1, 1, 2, 1.0, 0.0, True), (7, 5, 3, 0.5, 0.0, True), (rows + 1, cols + 3, 4, -1.5, 0.25, True),
-             (2 * rows, 2 * cols, 4, 1.25, -0.5, True),      # whole tiles, alpha and beta both != 0 and != 1
-             (rows, cols, 1, 2.0, 0.5, True),                # one slab: still alpha * P + beta * C
-             (2 * rows, 4 * cols, 3, 1.0, 0.0, False),       # whole tiles, tight rows (ldp = ldc = N)
-             (33, 65, 5, 0.0, 2.0, True),                    # alpha = 0: C = beta * C
-             (3 * rows + 5, 2 * cols - 3, 8, 0.5, 0.0, True)]
+    fixed = [(1, 1, 2, 1.0, 0.0, True, 0), (7, 5, 3, 0.5, 0.0, True, 0), (rows + 1, cols + 3, 4, -1.5, 0.25, True, 0),
+             (2 * rows, 2 * cols, 4, 1.25, -0.5, True, 0),   # whole tiles, alpha and beta both != 0 and != 1
+             (rows, cols, 1, 2.0, 0.5, True, 0),             # one slab: still alpha * P + beta * C
+             (2 * rows, 4 * cols, 3, 1.0, 0.0, False, 0),    # whole tiles, tight rows (ldp = ldc = N)
+             (33, 65, 5, 0.0, 2.0, True, 0),                 # alpha = 0: C = beta * C
+             (3 * rows + 5, 2 * cols - 3, 8, 0.5, 0.0, True, 0),
+             (rows + 3, cols + 1, 4, 0.0, 0.0, True, 0),     # alpha = beta = 0: C = 0, C never read
+             (2 * rows + 1, cols + 5, 6, 1.0, -0.37, True, 0),   # alpha = 1 with beta neither 0 nor 1
+             (rows + 7, 2 * cols + 3, 3, 1.1, 1.0, True, 0),     # beta = 1 with alpha neither 0 nor 1
+             (2 * rows + 5, cols + 2, 2, 1.0, 1.0, True, 0),     # alpha = beta = 1: C += the sum
+             (3 * rows + 1, 2 * cols + 5, MANY_SLICES, -0.37, 1.1, True, 0),   # many slabs
+             (2 * rows + 3, cols + 9, 7, -0.75, 0.0, True, SPECIALS),          # NaN and +-Inf in the slabs
+             (rows + 9, 2 * cols + 1, 4, 1.1, -0.37, True, SPECIALS)]
     rng, fixed_rng = random.Random(f"{int(seed)}:{spec.id}"), random.Random(f"fixed:{spec.id}")
     out = []
-    for M, N, S, alpha, beta, padded in fixed:
+    for M, N, S, alpha, beta, padded, specials in fixed:
         pads = _reduce_pads(fixed_rng, N) if padded else (0, 0)
         if not padded and N % 4:
             raise ValueError("a tight-rows case needs N a multiple of 4 (ldp = N)")
         out.append(ReduceCase(M, N, S, alpha, beta, *pads, edge=_reduce_edge(spec, M, N),
-                              data_seed=fixed_rng.randrange(2 ** 32)))
+                              data_seed=fixed_rng.randrange(2 ** 32), specials=specials))
     for i in range(DRAWN_CASES):
         if i == 0:
             M, N = rows * rng.randint(1, 3), cols * rng.randint(1, 3)
         else:
             M, N = rng.randint(1, 3 * rows + 17), rng.randint(1, 3 * cols + 17)
-        alpha, beta = rng.choice(DRAWN_ALPHA_BETA)
+        specials = SPECIALS if i == 1 else 0
+        alpha, beta = rng.choice(alpha_beta_choices(specials))
         out.append(ReduceCase(M, N, rng.choice(SLICES), alpha, beta, *_reduce_pads(rng, N),
-                              edge=_reduce_edge(spec, M, N), drawn=True, data_seed=rng.randrange(2 ** 32)))
+                              edge=_reduce_edge(spec, M, N), drawn=True, data_seed=rng.randrange(2 ** 32),
+                              specials=specials))
     return out
 
 
@@ -158,16 +171,20 @@ def reduce_differential_cases(spec, seed: int = 0) -> list[ReduceCase]:
     return [ReduceCase(1027, 1029, 4, 1.0, 0.0, *_reduce_pads(rng, 1029), edge=True, data_seed=4242)]
 
 
-def reduce_speed_case(spec) -> ReduceCase:
-    n = spec.speed_size
-    return ReduceCase(n, n, REDUCE_SPEED_SLICES, 1.0, 0.0, 8, 4, edge=_reduce_edge(spec, n, n), data_seed=11)
+def reduce_speed_case(spec, seed: int = 0) -> ReduceCase:
+    """The timed case of a run: M and N drawn from `seed` within the band of cases.speed_sizes, 8 slabs."""
+    rng = random.Random(f"{int(seed)}:{spec.id}:speed")
+    M, N = (rng.choice(speed_sizes(spec.speed_size)) for _ in range(2))
+    return ReduceCase(M, N, REDUCE_SPEED_SLICES, 1.0, 0.0, 8, 4, edge=_reduce_edge(spec, M, N),
+                      data_seed=rng.randrange(2 ** 32))
 
 
 def reduce_shape_text(case: dict, spec=None) -> str:
     ldp, ldc = reduce_strides(case)
     poison = {"nan": ", C를 NaN으로 채움", "inf": ", C를 ±Inf로 채움"}.get(case.get("poison", ""), "")
+    specials = ", P에 NaN·±Inf 있음" if case.get("specials") else ""
     return (f"M={case['M']}, N={case['N']}, 조각 S={case['S']} (alpha={case['alpha']:g}, beta={case['beta']:g}, "
-            f"ldp={ldp}, ldc={ldc}{poison})")
+            f"ldp={ldp}, ldc={ldc}{specials}{poison})")
 
 
 def _reduce_reference_ok(name) -> bool:

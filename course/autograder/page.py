@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 from course.autograder import spec as specs
+from course.autograder.card_text import correctness_text, size_limit_text, speed_text
 from course.autograder.cases import correctness_cases
 from course.autograder.verdict import verdict_table_html
 from korean_text import with_particle
@@ -47,6 +48,7 @@ def targets(s: specs.ExerciseSpec) -> list[tuple[str, str]]:
     shapes = ", ".join(f"{with_particle(d, '는')} {m[d]}의 배수" for d in "MNK" if m[d] > 1) or "제한 없음 (1, 소수, 타일의 배수가 아닌 크기 포함)"
     if s.aligned16:
         shapes += "; A, B, C의 시작 주소는 16바이트 정렬, 선행 차원은 4의 배수"
+    shapes += "; " + size_limit_text(s)
     sass = []
     if s.forbid:
         sass.append("없어야 할 명령: " + ", ".join(f"`{r}`" for r in s.forbid))
@@ -69,13 +71,10 @@ def targets(s: specs.ExerciseSpec) -> list[tuple[str, str]]:
         ("크기 (shapes)", shapes),
         ("컴파일 (compile)", "NVRTC, sm_90 — 오류는 내 코드의 줄 번호로 알려 줍니다"),
         ("SASS 규칙 (sass)", "; ".join(sass) or "없음"),
-        ("정확성 (correctness)", f"고정된 경계 크기 {fixed}가지와 실행마다 시드로 뽑는 크기 {drawn}가지, alpha/beta 조합(타일의 "
-                               "배수인 크기에서도 alpha·beta ≠ 0), lda·ldb·ldc가 모두 다른 행 여백, beta = 0이면 NaN과 ±Inf로 "
-                               "채운 C, NaN으로 채운 공유 메모리, 행렬 밖 보호 구역, 실행 뒤 A·B가 그대로인지; cuBLAS(TF32 끔)와 "
-                               "상대 오차 1e-05 이내. 시드는 판정에 적히고 `--seed`로 같은 검사를 다시 할 수 있습니다"),
-        ("경쟁·메모리 검사 (hazards)", f"작은 크기에서 compute-sanitizer {tools} (없으면 반복 실행 차등 시험)"),
-        ("속도 (speed)", f"{s.speed_size}³에서 기준 커널 `{s.speed_reference}`의 {s.min_ratio:g}배 이상 "
-                        "(번갈아 잰 중앙값의 비)"),
+        ("정확성 (correctness)", f"{fixed + drawn}가지 경우(고정 {fixed}, 시드로 뽑는 {drawn}): " + correctness_text(s)),
+        ("경쟁·메모리 검사 (hazards)", f"작은 크기(k 타일 하나뿐인 경우 포함)에서 compute-sanitizer {tools} "
+                                    "(없으면 반복 실행 차등 시험)"),
+        ("속도 (speed)", speed_text(s)),
     ]
 
 
@@ -92,13 +91,10 @@ def _reduce_targets(s: specs.ExerciseSpec, sass: list, tools: str, shapes: str) 
         ("크기 (shapes)", shapes),
         ("컴파일 (compile)", "NVRTC, sm_90 — 오류는 내 코드의 줄 번호로 알려 줍니다"),
         ("SASS 규칙 (sass)", "; ".join(sass) or "없음"),
-        ("정확성 (correctness)", f"고정된 경우 {len(plan) - drawn}가지와 실행마다 시드로 뽑는 {drawn}가지(크기, 조각 수 S, "
-                               "alpha/beta), ldp와 ldc가 다른 행 여백(작업 공간의 여백은 NaN), beta = 0이면 NaN과 ±Inf로 채운 "
-                               "C, NaN으로 채운 공유 메모리, 행렬 밖 보호 구역, 실행 뒤 P가 그대로인지; float64로 더한 "
-                               "기준값과 상대 오차 1e-05 이내. 시드는 판정에 적히고 `--seed`로 같은 검사를 다시 할 수 있습니다"),
+        ("정확성 (correctness)", f"{len(plan)}가지 경우(고정 {len(plan) - drawn}, 시드로 뽑는 {drawn}): "
+                               + correctness_text(s)),
         ("경쟁·메모리 검사 (hazards)", f"작은 크기에서 compute-sanitizer {tools} (없으면 반복 실행 차등 시험)"),
-        ("속도 (speed)", f"{s.speed_size}×{s.speed_size} 조각 {kinds.REDUCE_SPEED_SLICES}개에서 강좌의 리덕션 커널 "
-                        f"`{s.speed_reference}`의 {s.min_ratio:g}배 이상 (번갈아 잰 중앙값의 비)"),
+        ("속도 (speed)", speed_text(s)),
     ]
 
 

@@ -9,15 +9,16 @@ a grid over C (course.autograder.worker.LearnerKernel.grid):
 What each mode sees is the SGEMM worker's, on these operands: the workspace P sits in a buffer whose guard
 bands and row padding (columns N..ldp-1, which the GEMM never writes) hold NaN, so a read outside the slabs'
 M x N elements shows up; C sits among finite canaries, so a write outside shows up; P is compared bit for bit
-after the run (an input); C is poisoned with NaN and then +-Inf when beta = 0; shared memory is filled with NaN.
-The reference is computed on the GPU in float64, slab by slab.
+after the run (an input); C is poisoned with NaN and then +-Inf when beta = 0; some cases hold NaN and +-Inf in
+the slabs; shared memory is filled with the run's two bit patterns. The reference is computed on the GPU in
+float64, slab by slab (a NaN or infinity in a slab gives what IEEE arithmetic gives).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from course.autograder import worker
-from course.autograder.worker import CANARY, CaseRun, Operand, _error, _random, _start_values, emit
+from course.autograder.worker import CANARY, CaseRun, Operand, _random, _start_values, emit, host_random, put_specials
 
 
 def strides(case: dict) -> tuple[int, int]:
@@ -36,19 +37,27 @@ class ReduceKernel(worker.LearnerKernel):
                 np.float32(beta))
         self.kernel(self.grid(M, N), (bx, by, 1), args, shared_mem=self.spec["dynamic_smem"], stream=stream)
 
-    def launch_case(self, junk, case: dict, fill: float, c_start: str, tile_rows: int, nan_junk: bool = True) -> CaseRun:
+    def stand_ins(self) -> list:
+        return [_StandIn(self.spec, wrong=False), _StandIn(self.spec, wrong=True)]
+
+    def warm_cases(self) -> tuple:
+        return WARM_CASES
+
+    def launch_case(self, junk, case: dict, ab_fill: float, c_start: str, tile_rows: int, fill: str = "a") -> CaseRun:
         """One launch on one case (what worker.run_case does for SGEMM): P among NaN guard bands and padding,
         C among canaries, the reference in float64."""
         import cupy
 
         M, N, S, seed = case["M"], case["N"], case["S"], case["data_seed"]
         ldp, ldc = strides(case)
-        slabs = _random((S * M, N), seed)          # slab s = rows s*M .. s*M + M - 1
+        host = host_random((S * M, N), seed)       # slab s = rows s*M .. s*M + M - 1
+        put_specials((host,), case.get("specials", 0), seed)
+        slabs = cupy.asarray(host)
         c0 = _random((M, N), seed + 2)
-        P = Operand(slabs, ldp, fill, max(tile_rows, 128))
+        P = Operand(slabs, ldp, ab_fill, max(tile_rows, 128))
         start = c0 if c_start == "c0" else _start_values(c_start, M, N, seed)
         C = Operand(start, ldc, CANARY, max(tile_rows, 128))
-        junk.fill(nan_junk)
+        junk.fill(fill)
         self.launch_reduce(P.matrix, C.matrix, M, N, ldp, ldc, S, case["alpha"], case["beta"])
         cupy.cuda.get_current_stream().synchronize()
         ref = reference(slabs, c0, M, S, case["alpha"], case["beta"])
@@ -63,22 +72,39 @@ def reference(slabs, c0, M: int, S: int, alpha: float, beta: float):
     total = cupy.zeros((M, slabs.shape[1]), dtype=cupy.float64)
     for s in range(S):
         total += slabs[s * M:(s + 1) * M].astype(cupy.float64)
-    out = alpha * total
+    out = float(np.float32(alpha)) * total          # the float32 values the kernel receives
     if beta != 0.0:
-        out += beta * c0.astype(cupy.float64)
+        out += float(np.float32(beta)) * c0.astype(cupy.float64)
     return out.astype(cupy.float32)
 
 
+class _StandIn(ReduceKernel):
+    """A reduction made of CuPy operations, right or (wrong=True) NaN everywhere, for worker.warm_up."""
+
+    def __init__(self, spec: dict, wrong: bool):          # no compile: nothing of the learner's runs here
+        self.spec, self.wrong, self.registers = spec, wrong, 0
+
+    def launch_reduce(self, P, C, M, N, ldp, ldc, S, alpha, beta, stream=None) -> None:
+        import cupy
+
+        if self.wrong:
+            C[...] = cupy.nan
+            return
+        total = P[0:M]
+        for s in range(1, S):
+            total = total + P[s * M:(s + 1) * M]
+        out = cupy.float32(alpha) * total
+        if beta != 0.0:
+            out += cupy.float32(beta) * C
+        C[...] = out
+
+
+WARM_CASES = ({"M": 3, "N": 5, "S": 2, "alpha": 0.5, "beta": 0.0, "pad_p": 4, "pad_c": 2, "data_seed": 1, "specials": 0},
+              {"M": 2, "N": 8, "S": 3, "alpha": 1.5, "beta": 0.5, "pad_p": 0, "pad_c": 0, "data_seed": 2, "specials": 3})
+
+
 def correctness(job: dict, kernel: ReduceKernel) -> dict:
-    tile_rows = max(job["spec"]["tile"])
-    results = []
-    for i, case in enumerate(job["cases"]):
-        emit("stage", what=f"정확성 M={case['M']}, N={case['N']}, S={case['S']} (alpha={case['alpha']:g}, "
-                           f"beta={case['beta']:g})", index=i)
-        results.append(worker.judge_case(kernel, kernel.junk, case, tile_rows))
-        emit("case", index=i, outcome=results[-1]["outcome"])
-    return {"cases": results, "registers": kernel.registers, "shared_junk_seen": kernel.junk_seen,
-            "shared_junk_bytes": kernel.junk.bytes}
+    return worker.correctness(job, kernel)
 
 
 def sanitize(job: dict, kernel: ReduceKernel) -> dict:
@@ -98,11 +124,13 @@ def sanitize(job: dict, kernel: ReduceKernel) -> dict:
 
 
 def speed(job: dict, kernel: ReduceKernel) -> dict:
-    """The learner's reduction and the course's (kinds.REDUCE_REFERENCES) on the same workspace, in alternation."""
+    """The learner's reduction and the course's (kinds.REDUCE_REFERENCES) on the same workspace, in alternation;
+    every launch's C poisoned before it and checked after it (course.autograder.timing)."""
     import cupy
 
+    from course.autograder import timing
     from course.autograder.kinds import REDUCE_REFERENCES
-    from kernels import bench, compiler
+    from kernels import compiler
 
     case = job["case"]
     M, N, S = case["M"], case["N"], case["S"]
@@ -111,7 +139,7 @@ def speed(job: dict, kernel: ReduceKernel) -> dict:
     file, entry, threads = REDUCE_REFERENCES[job["reference"]]
     ref_kernel = compiler.get_variant(file, entry, {}, 0, threads=threads)
     P = cupy.full((S * M, ldp), cupy.nan, dtype=cupy.float32)
-    P[:, :N] = _random((S * M, N), 11)
+    P[:, :N] = _random((S * M, N), case.get("data_seed", 11))
     C, C_ref = (cupy.zeros((M, ldc), dtype=cupy.float32) for _ in range(2))
     groups = M * ldp // 4
 
@@ -122,19 +150,11 @@ def speed(job: dict, kernel: ReduceKernel) -> dict:
         ref_kernel((-(-groups // threads),), (threads,), (P, C_ref, np.int32(M), np.int32(N), np.int32(ldp),
                                                          np.int32(ldc), np.int32(S), np.float32(1.0), np.float32(0.0)))
 
-    C.fill(cupy.nan)
-    learner()
-    course()
-    cupy.cuda.get_current_stream().synchronize()
-    err, _ = _error(C[:, :N], C_ref[:, :N])
-    t_learner, t_reference = bench.interleaved_timings(learner, course, warmup=job.get("warmup", 2),
-                                                       reps=job.get("reps", 10))
+    measured = timing.measure(job, learner, course, C[:, :N], C_ref[:, :N])
     moved = (S + 1) * M * N * 4            # every slab read once, C written once (beta = 0)
     return {"M": M, "N": N, "S": S, "pad_p": case["pad_p"], "pad_c": case["pad_c"], "ldp": ldp, "ldc": ldc,
-            "learner_ms": t_learner.median_ms, "reference_ms": t_reference.median_ms,
-            "learner_min_ms": t_learner.min_ms, "reference_min_ms": t_reference.min_ms, "reps": t_learner.reps,
-            "ratio": t_reference.median_ms / t_learner.median_ms, "rel_error": err if np.isfinite(err) else None,
-            "learner_gbs": moved / (t_learner.median_ms * 1e6), "registers": kernel.registers, "staged": []}
+            **measured, "learner_gbs": moved / (measured["learner_ms"] * 1e6), "registers": kernel.registers,
+            "staged": []}
 
 
 MODES = {"correctness": correctness, "sanitize": sanitize, "differential": worker.differential, "speed": speed}

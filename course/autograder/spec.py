@@ -48,7 +48,11 @@ HAZARD_TOOLS = ("memcheck", "racecheck", "synccheck")
 _TOP_KEYS = {"id", "module", "title_ko", "goal_ko", "kind", "signature", "entry", "launch", "shapes", "checks",
              "hints_ko", "wrong_attempts"}
 _LAUNCH_KEYS = {"block", "tile", "grid_rows_from_x", "dynamic_smem"}
-_SHAPES_KEYS = {"multiple_of", "aligned16"}
+_SHAPES_KEYS = {"multiple_of", "aligned16", "max_elements"}
+# The most elements one operand may span (rows x leading dimension, padding included; S x M x ldp for a
+# workspace): 2**31 - 1, so that an offset row * ld + col fits a 32-bit int. The card states it, the checker
+# never draws past it, and a kernel is not asked to handle more.
+MAX_ELEMENTS = 2 ** 31 - 1
 _CHECKS_KEYS = {"sass", "correctness", "hazards", "speed"}
 _SASS_KEYS = {"forbid", "require", "max_registers"}
 _SPEED_KEYS = {"reference", "size", "min_ratio"}
@@ -96,6 +100,7 @@ class ExerciseSpec:
     operand_rules: tuple = ()   # (opcode, (operand, ...)): e.g. ("LDG.E.128", ("A", "B"))
     kind: str = "sgemm"         # course.autograder.kinds: what the kernel computes and how it is checked
     signature: tuple = ()       # ((name, "pointer" | "int" | "float"), ...); empty: the kind's
+    max_elements: int = MAX_ELEMENTS   # shapes.max_elements: the most elements one operand spans
 
     @property
     def parameters(self) -> tuple:
@@ -310,6 +315,10 @@ def _parse(raw, folder: Path, problems: list) -> ExerciseSpec | None:
     if not isinstance(aligned16, bool):
         problems.append("shapes.aligned16: true 또는 false여야 합니다")
         aligned16 = False
+    max_elements = _int(shapes.get("max_elements", MAX_ELEMENTS), "shapes.max_elements", problems, low=1)
+    if max_elements > MAX_ELEMENTS:
+        problems.append(f"shapes.max_elements: 32비트 int의 최댓값 {MAX_ELEMENTS} 이하여야 합니다 (받은 값: {max_elements})")
+        max_elements = MAX_ELEMENTS
 
     checks = _mapping(raw.get("checks"), "checks", problems)
     _unknown("checks", checks, _CHECKS_KEYS, problems)
@@ -382,7 +391,8 @@ def _parse(raw, folder: Path, problems: list) -> ExerciseSpec | None:
         grid_rows_from_x=rows_from_x, dynamic_smem=dynamic_smem, multiple_of=multiple_of, aligned16=aligned16,
         forbid=forbid, require=require, max_registers=max_registers, hazards=hazards,
         speed_reference=reference, speed_size=size, min_ratio=float(min_ratio), hints_ko=tuple(h.strip() for h in hints),
-        wrong_attempts=tuple(attempts), folder=folder, operand_rules=operand_rules, kind=kind, signature=signature)
+        wrong_attempts=tuple(attempts), folder=folder, operand_rules=operand_rules, kind=kind, signature=signature,
+        max_elements=max_elements)
 
 
 def _kind_and_signature(raw: dict, problems: list) -> tuple[str, tuple]:

@@ -12,19 +12,24 @@ process then leaves with os._exit, since a context after a sticky error cannot b
 down cleanly.
 
 Modes (job["mode"]):
-  correctness   every case of cases.correctness_cases against cuBLAS (TF32 off), with NaN-filled
-                guard bands and row padding around A and B (reads outside the matrix show up as
-                NaN), a finite canary around C (writes outside show up as changed canaries), A and B
+  correctness   every case of cases.correctness_cases against cuBLAS (float64, rounded to float32), with
+                NaN-filled guard bands and row padding around A and B (reads outside the matrix show up
+                as NaN), a finite canary around C (writes outside show up as changed canaries), A and B
                 compared with their values after the run (a kernel must not write its inputs), C
-                poisoned with NaN and then with +-Inf when beta = 0, and the shared memory of every SM
-                filled with NaN patterns before each launch (a kernel that reads shared memory it never
-                wrote gets NaN); failures are re-run to tell the causes apart
+                poisoned with NaN and then with +-Inf when beta = 0, NaN and +-Inf inside A and B in some
+                cases (their places in C and the infinities' signs must be IEEE arithmetic's), and the
+                shared memory of every SM filled before each launch with one of the run's two bit patterns
+                (NaNs, infinities, arbitrary bits): a right result is launched again with the other
+                pattern and must come out bit for bit the same, so a kernel that reads shared memory it
+                never wrote fails however it treats what it finds; failures are re-run to tell the
+                causes apart
   sanitize      the hazard cases with exact-size allocations, no memory pool and no other kernel,
                 so that compute-sanitizer (the parent wraps us in it) reports only on the learner's
   differential  the stand-in for racecheck where compute-sanitizer is missing: repeated runs under
                 perturbed scheduling must agree bit for bit, canaries must stay intact
   speed         the learner's kernel and the reference registry kernel timed in alternation, both on
-                the same padded operands
+                the same padded operands, at the run's drawn shape; every launch's output is poisoned
+                before it and checked after it, outside the timed region (course.autograder.timing)
 """
 from __future__ import annotations
 
@@ -84,6 +89,13 @@ class LearnerKernel:
             self.kernel.max_dynamic_shared_size_bytes = spec["dynamic_smem"]
         self.registers = int(self.kernel.num_regs)
 
+    def stand_ins(self) -> list:
+        """Right and wrong kernels made of CuPy operations, judged by warm_up before "ready"."""
+        return [_StandIn(self.spec, wrong=False), _StandIn(self.spec, wrong=True)]
+
+    def warm_cases(self) -> tuple:
+        return WARM_CASES
+
     def prefer_shared(self) -> None:
         """Ask for the largest shared-memory carveout, the one the junk fill ran with."""
         try:
@@ -105,18 +117,30 @@ class LearnerKernel:
 
 
 JUNK_SOURCE = r"""
-// Fill a block's whole shared memory with NaN patterns (or zeros), through a volatile pointer so the
-// stores are never dropped as dead. Quiet NaNs of both signs, different payloads: whatever a kernel
-// reads from shared memory it never wrote turns its result into NaN.
-extern "C" __global__ void course_fill_shared(unsigned int nan_fill, int words)
+// A word of the fill drawn from `seed`: a NaN of either sign with any payload (half the words), an infinity of
+// either sign (an eighth), any bit pattern at all (the rest: finite values of every size, zeros, subnormals,
+// now and then a NaN). A kernel that reads a cell its block never wrote cannot tell the fill from data, and
+// the fill changes from run to run.
+__device__ __forceinline__ unsigned int course_junk_word(unsigned int seed, unsigned int i)
+{
+    unsigned int h = seed ^ (i * 0x9E3779B9u + 0x7F4A7C15u);
+    h ^= h >> 16; h *= 0x7FEB352Du; h ^= h >> 15; h *= 0x846CA68Bu; h ^= h >> 16;
+    unsigned int g = h * 0x2C1B3C6Du + seed;
+    g ^= g >> 12; g *= 0x297A2D39u; g ^= g >> 15;
+    const unsigned int kind = h & 7u;
+    if (kind < 4u) return 0x7FC00000u | (g & 0x803FFFFFu);
+    if (kind == 4u) return 0x7F800000u | (g & 0x80000000u);
+    return g;
+}
+
+// Fill a block's whole shared memory with the words of `seed` (0: zeros), through a volatile pointer so the
+// stores are never dropped as dead.
+extern "C" __global__ void course_fill_shared(unsigned int seed, int words)
 {
     extern __shared__ unsigned int smem[];
     volatile unsigned int* cells = smem;
-    for (int i = threadIdx.x; i < words; i += blockDim.x) {
-        unsigned int value = 0u;
-        if (nan_fill) value = 0x7FC00000u | ((unsigned int)i * 2654435761u & 0x003FFFFFu) | ((i & 1) ? 0x80000000u : 0u);
-        cells[i] = value;
-    }
+    for (int i = threadIdx.x; i < words; i += blockDim.x)
+        cells[i] = seed ? course_junk_word(seed, (unsigned int)i) : 0u;
 }
 
 // Read a block's shared memory without writing it first (the probe that the fill is seen).
@@ -129,19 +153,48 @@ extern "C" __global__ void course_probe_shared(unsigned int* out, int words)
 """
 
 
-class SharedJunk:
-    """Fills the shared memory of every SM before a learner's launch (NaN patterns or zeros).
+def junk_words(seed: int, count: int) -> np.ndarray:
+    """The first `count` words the fill of `seed` writes (JUNK_SOURCE's course_junk_word, on the host): what the
+    probe must find, and what the CPU tests' stand-in kernels read from shared memory they never wrote."""
+    if not seed:
+        return np.zeros(count, dtype=np.uint32)
+    with np.errstate(over="ignore"):
+        s = np.uint32(seed)
+        i = np.arange(count, dtype=np.uint32)
+        h = s ^ (i * np.uint32(0x9E3779B9) + np.uint32(0x7F4A7C15))
+        h ^= h >> np.uint32(16)
+        h *= np.uint32(0x7FEB352D)
+        h ^= h >> np.uint32(15)
+        h *= np.uint32(0x846CA68B)
+        h ^= h >> np.uint32(16)
+        g = h * np.uint32(0x2C1B3C6D) + s
+        g ^= g >> np.uint32(12)
+        g *= np.uint32(0x297A2D39)
+        g ^= g >> np.uint32(15)
+    kind = h & np.uint32(7)
+    nan = np.uint32(0x7FC00000) | (g & np.uint32(0x803FFFFF))
+    inf = np.uint32(0x7F800000) | (g & np.uint32(0x80000000))
+    return np.where(kind < 4, nan, np.where(kind == 4, inf, g)).astype(np.uint32)
 
-    compute-sanitizer's initcheck covers global memory only, so this is how a read of shared memory
-    that the kernel never wrote becomes visible: NaN there, and the same case right with zeros.
+FILLS = ("a", "b", "zero")     # the run's first and second fill (course.autograder.cases.shared_fill), zeros
+
+
+class SharedJunk:
+    """Fills the shared memory of every SM before a learner's launch: with one of the run's two bit patterns
+    (NaNs, infinities, arbitrary bits; drawn from the run's seed) or with zeros.
+
+    compute-sanitizer's initcheck covers global memory only, so this is how a read of shared memory that the
+    kernel never wrote becomes visible: a wrong result with the pattern that is right with zeros, or a result
+    that changes when the pattern does (the same launch with fill "a" and fill "b").
     """
 
-    def __init__(self):
+    def __init__(self, seeds=(1, 2)):
         import cupy
 
         props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
         self.bytes = int(props.get("sharedMemPerBlockOptin") or props["sharedMemPerBlock"])
         self.blocks = 2 * int(props["multiProcessorCount"])
+        self.seeds = {"a": int(seeds[0]), "b": int(seeds[1]), "zero": 0}
         module = cupy.RawModule(code=JUNK_SOURCE, options=("-std=c++17",))
         self.fill_kernel = module.get_function("course_fill_shared")
         self.probe_kernel = module.get_function("course_probe_shared")
@@ -152,37 +205,37 @@ class SharedJunk:
             except Exception:
                 pass
 
-    def fill(self, nan_fill: bool = True) -> None:
+    def fill(self, which: str = "a") -> None:
         words = self.bytes // 4
-        self.fill_kernel((self.blocks,), (1024,), (np.uint32(1 if nan_fill else 0), np.int32(words)),
+        self.fill_kernel((self.blocks,), (1024,), (np.uint32(self.seeds[which]), np.int32(words)),
                          shared_mem=self.bytes)
 
     def seen_fraction(self) -> float:
-        """Share of a fresh block's shared memory that holds the fill's NaN patterns (1.0: the fill works)."""
+        """Share of a fresh block's shared memory that holds the words of fill "a" (1.0: the fill works)."""
         import cupy
 
         words = min(4096, self.bytes // 4)
         out = cupy.zeros(words, dtype=cupy.uint32)
-        self.fill(True)
+        self.fill("a")
         self.probe_kernel((1,), (256,), (out, np.int32(words)), shared_mem=words * 4)
-        nan_like = ((out & cupy.uint32(0x7FC00000)) == cupy.uint32(0x7FC00000)).sum()
-        return round(float(nan_like) / words, 4)
+        return round(float((cupy.asnumpy(out) == junk_words(self.seeds["a"], words)).sum()) / words, 4)
 
 
 class _NoJunk:
     """Stand-in where the fill kernel cannot run (it is a check aid, not a reason to give no verdict)."""
     bytes = 0
+    seeds = {}
 
-    def fill(self, nan_fill: bool = True) -> None:
+    def fill(self, which: str = "a") -> None:
         pass
 
     def seen_fraction(self) -> float:
         return 0.0
 
 
-def make_junk():
+def make_junk(seeds=(1, 2)):
     try:
-        return SharedJunk()
+        return SharedJunk(seeds)
     except Exception as exc:   # noqa: BLE001 - say so in the result, keep checking
         emit("note", what=f"shared-memory fill unavailable: {type(exc).__name__}: {exc}")
         return _NoJunk()
@@ -237,29 +290,73 @@ class Operand:
 
 # ----------------------------------------------------------------------------- correctness
 
+SPECIAL_VALUES = (np.nan, np.inf, -np.inf)
+
+
+def host_random(shape, seed: int) -> np.ndarray:
+    """Uniform values in [-1, 1) drawn on the host (no generator to start on the GPU), float32."""
+    return np.random.default_rng(seed).uniform(-1.0, 1.0, size=shape).astype(np.float32)
+
+
+def put_specials(arrays, count: int, seed: int) -> None:
+    """NaN, +Inf and -Inf in turn, `count` of them, at places drawn from `seed`, the arrays taking turns."""
+    rng = np.random.default_rng(seed + 7)
+    for i in range(count):
+        target = arrays[i % len(arrays)]
+        row, col = (int(rng.integers(n)) for n in target.shape)
+        target[row, col] = SPECIAL_VALUES[i % len(SPECIAL_VALUES)]
+
+
 def _random(shape, seed: int):
     import cupy
 
-    return cupy.random.default_rng(seed).uniform(-1.0, 1.0, size=shape, dtype=cupy.float32)
+    return cupy.asarray(host_random(shape, seed))
 
 
 def _reference(A, B, C0, alpha, beta):
+    """alpha * A @ B + beta * C0 by cuBLAS in float64, rounded to float32 (beta = 0: C0 is not read). NaN and
+    +-Inf in A and B give what IEEE arithmetic gives (in any order of the sum: NaN, or the infinity's sign)."""
     import cupy
 
-    out = cupy.matmul(A, B)
-    out *= cupy.float32(alpha)
+    out = cupy.matmul(A.astype(cupy.float64), B.astype(cupy.float64))
+    out *= float(np.float32(alpha))          # the float32 value the kernel receives
     if beta != 0.0:
-        out += cupy.float32(beta) * C0
-    return out
+        out += float(np.float32(beta)) * C0.astype(cupy.float64)
+    return out.astype(cupy.float32)
+
+
+def _mismatch(C, ref):
+    """Elements where C and the reference disagree on a special value: a NaN on one side only, or an infinity
+    that is not the same infinity on the other side (its sign included)."""
+    import cupy
+
+    either_inf = cupy.isinf(C) | cupy.isinf(ref)
+    return (cupy.isnan(C) != cupy.isnan(ref)) | (either_inf & (C != ref))
 
 
 def _error(C, ref) -> tuple[float, float]:
+    """(relative Frobenius error, largest absolute difference) over the elements finite on both sides."""
     import cupy
 
-    diff = C.astype(cupy.float64) - ref.astype(cupy.float64)
-    norm = float(cupy.linalg.norm(ref.astype(cupy.float64)))
+    both = cupy.isfinite(C) & cupy.isfinite(ref)
+    got = cupy.where(both, C, 0).astype(cupy.float64)
+    want = cupy.where(both, ref, 0).astype(cupy.float64)
+    diff = got - want
+    norm = float(cupy.linalg.norm(want))
     err = float(cupy.linalg.norm(diff))
-    return (err / norm if norm else err), float(cupy.abs(diff).max())
+    return (err / norm if norm else err), float(cupy.abs(diff).max()) if diff.size else 0.0
+
+
+def _agrees(C, ref) -> bool:
+    """Right: every special value where IEEE arithmetic puts it, the rest within TOLERANCE."""
+    return not bool(_mismatch(C, ref).any()) and _error(C, ref)[0] <= TOLERANCE
+
+
+def _same_bits(X, Y) -> bool:
+    """The same result twice (NaN == NaN)."""
+    import cupy
+
+    return bool(((X == Y) | (cupy.isnan(X) & cupy.isnan(Y))).all())
 
 
 def _start_values(kind: str, M: int, N: int, seed: int):
@@ -285,22 +382,25 @@ class CaseRun:
 
 
 def run_case(kernel: LearnerKernel, junk, case: dict, ab_fill: float, c_start: str, tile_rows: int,
-             nan_junk: bool = True) -> CaseRun:
+             fill: str = "a") -> CaseRun:
     """One launch. c_start: "nan" / "inf" (beta = 0 poison), "random" (finite, for the re-runs) or "c0".
-    A kernel of another exercise kind (course.autograder.reduce_worker) lays out its own operands: launch_case."""
+    fill: what shared memory holds before the launch (FILLS). A kernel of another exercise kind
+    (course.autograder.reduce_worker) lays out its own operands: launch_case."""
     if hasattr(kernel, "launch_case"):
-        return kernel.launch_case(junk, case, ab_fill, c_start, tile_rows, nan_junk)
+        return kernel.launch_case(junk, case, ab_fill, c_start, tile_rows, fill)
     import cupy
 
     spec = kernel.spec
     M, N, K, seed = case["M"], case["N"], case["K"], case["data_seed"]
-    a_vals, b_vals, c0 = _random((M, K), seed), _random((K, N), seed + 1), _random((M, N), seed + 2)
+    a_host, b_host = host_random((M, K), seed), host_random((K, N), seed + 1)
+    put_specials((a_host, b_host), case.get("specials", 0), seed)
+    a_vals, b_vals, c0 = cupy.asarray(a_host), cupy.asarray(b_host), _random((M, N), seed + 2)
     guard_rows = max(tile_rows, 128)
     A = Operand(a_vals, leading_dim(spec, K, case["pad_a"]), ab_fill, guard_rows)
     B = Operand(b_vals, leading_dim(spec, N, case["pad_b"]), ab_fill, guard_rows)
     start = c0 if c_start == "c0" else _start_values(c_start, M, N, seed)
     C = Operand(start, leading_dim(spec, N, case["pad_c"]), CANARY, guard_rows)
-    junk.fill(nan_junk)
+    junk.fill(fill)
     kernel.launch(A.matrix, B.matrix, C.matrix, M, N, K, A.ld, B.ld, C.ld, case["alpha"], case["beta"])
     cupy.cuda.get_current_stream().synchronize()
     ref = _reference(a_vals, b_vals, c0, case["alpha"], case["beta"])
@@ -309,10 +409,18 @@ def run_case(kernel: LearnerKernel, junk, case: dict, ab_fill: float, c_start: s
                    {"A": A.body_changed(a_vals), "B": B.body_changed(b_vals)})
 
 
+def _finite_scale(ref) -> float:
+    import cupy
+
+    finite = cupy.isfinite(ref)
+    return float(cupy.abs(cupy.where(finite, ref, 0)).max()) if ref.size else 0.0
+
+
 def _bad_mask(C, ref, limit_abs: float):
     import cupy
 
-    return ~cupy.isfinite(C) | (cupy.abs(C - ref) > limit_abs)
+    both = cupy.isfinite(C) & cupy.isfinite(ref)
+    return _mismatch(C, ref) | (both & (cupy.abs(cupy.where(both, C, 0) - cupy.where(both, ref, 0)) > limit_abs))
 
 
 def _first_wrong(C, ref, limit_abs: float):
@@ -337,31 +445,29 @@ def _wrong_rows_cols(C, ref, limit_abs: float) -> dict:
 
 
 def _right(run: CaseRun) -> bool:
-    import cupy
-
-    err, _ = _error(run.C, run.ref)
-    return bool(cupy.isfinite(run.C).all()) and err <= TOLERANCE
+    return _agrees(run.C, run.ref)
 
 
 def _explain_failure(kernel, junk, case: dict, poison: str, tile_rows: int, first: CaseRun) -> tuple[str, dict]:
-    """Why a launch gave non-finite or wrong values: re-run with one suspect removed at a time."""
+    """Why a launch gave wrong values or special values where IEEE arithmetic has none: re-run with one suspect
+    removed at a time."""
     import cupy
 
-    non_finite = not bool(cupy.isfinite(first.C).all())
-    if non_finite and _right(run_case(kernel, junk, case, 0.0, poison, tile_rows)):
+    unexpected = bool(_mismatch(first.C, first.ref).any())
+    if unexpected and _right(run_case(kernel, junk, case, 0.0, poison, tile_rows)):
         return "oob_read", {}                     # NaN from beyond A or B: finite there, and it is right
-    zeroed = run_case(kernel, junk, case, 0.0, poison, tile_rows, nan_junk=False)
+    zeroed = run_case(kernel, junk, case, 0.0, poison, tile_rows, fill="zero")
     if _right(zeroed):
-        return "uninitialized_shared", {}         # NaN from shared memory nobody wrote: zeros there, right
+        return "uninitialized_shared", {}         # from shared memory nobody wrote: zeros there, right
     tight = {**case, **{key: 0 for key in case if key.startswith("pad_")}}
-    if _right(run_case(kernel, junk, tight, 0.0, poison, tile_rows, nan_junk=False)):
+    if _right(run_case(kernel, junk, tight, 0.0, poison, tile_rows, fill="zero")):
         return "wrong_values", {"tight_ok": True}  # right when rows are tight: a leading dimension mixed up
-    if case["beta"] == 0.0 and not bool(cupy.isfinite(zeroed.C).all()):
-        finite = run_case(kernel, junk, case, 0.0, "random", tile_rows, nan_junk=False)
-        limit_abs = 1e-4 * (float(cupy.abs(finite.ref).max()) or 1.0)
-        poisoned = ~cupy.isfinite(zeroed.C)
+    poisoned = _mismatch(zeroed.C, zeroed.ref)
+    if case["beta"] == 0.0 and bool(poisoned.any()):
+        finite = run_case(kernel, junk, case, 0.0, "random", tile_rows, fill="zero")
+        limit_abs = 1e-4 * (_finite_scale(finite.ref) or 1.0)
         unchanged = int((poisoned & (finite.C == finite.start)).sum())
-        fixed = int((poisoned & (cupy.abs(finite.C - finite.ref) <= limit_abs)).sum())
+        fixed = int((poisoned & ~_bad_mask(finite.C, finite.ref, limit_abs)).sum())
         extra = {"unchanged": unchanged, "fixed_by_finite_c": fixed}
         if unchanged and unchanged >= fixed:
             return "unwritten", extra
@@ -375,44 +481,67 @@ RERUNS = 3                    # identical re-runs of a failing case before its c
 
 
 def _varies(kernel, junk, case: dict, poison: str, tile_rows: int, first: "CaseRun") -> int:
-    """How many of RERUNS identical launches gave other bits than the first (NaN == NaN). A result that changes
-    between identical runs is a race; the re-runs that tell other causes apart could be fooled by a lucky run."""
-    import cupy
-
+    """How many of RERUNS identical launches (the same shared-memory fill too) gave other bits than the first.
+    A result that changes between identical runs is a race; the re-runs that tell other causes apart could be
+    fooled by a lucky run."""
     differing = 0
     for _ in range(RERUNS):
         again = run_case(kernel, junk, case, np.nan, poison, tile_rows)
-        same = (again.C == first.C) | (cupy.isnan(again.C) & cupy.isnan(first.C))
-        differing += not bool(same.all())
+        differing += not _same_bits(again.C, first.C)
     return differing
 
 
-def _judge_with(kernel, junk, case: dict, poison: str, tile_rows: int) -> dict:
-    import cupy
+def _outside(run: CaseRun) -> str | None:
+    if any(run.c_outside) or any(run.inputs_outside):
+        return "oob_write"
+    if any(run.inputs_written.values()):
+        return "writes_inputs"
+    return None
 
+
+def _judge_with(kernel, junk, case: dict, poison: str, tile_rows: int) -> dict:
     first = run_case(kernel, junk, case, np.nan, poison, tile_rows)
-    scale = float(cupy.abs(first.ref).max()) or 1.0
-    limit_abs = 1e-4 * scale
+    limit_abs = 1e-4 * (_finite_scale(first.ref) or 1.0)
     err, _ = _error(first.C, first.ref)
-    non_finite = int((~cupy.isfinite(first.C)).sum())
+    mismatched = int(_mismatch(first.C, first.ref).sum())
     out = {**case, "poison": poison if case["beta"] == 0.0 else "", "rel_error": err if np.isfinite(err) else None,
-           "non_finite": non_finite, "guard_written": first.c_outside[0], "padding_written": first.c_outside[1],
+           "non_finite": mismatched, "guard_written": first.c_outside[0], "padding_written": first.c_outside[1],
            "input_guard_written": first.inputs_outside[0], "input_padding_written": first.inputs_outside[1],
-           "inputs_written": first.inputs_written, "outcome": "ok"}
-    if any(first.c_outside) or any(first.inputs_outside):
-        out["outcome"] = "oob_write"
-    elif any(first.inputs_written.values()):
-        out["outcome"] = "writes_inputs"
-    elif non_finite or not err <= TOLERANCE:
+           "inputs_written": first.inputs_written, "outcome": _outside(first) or "ok"}
+    shown = first
+    if out["outcome"] == "ok" and (mismatched or not err <= TOLERANCE):
         varies = _varies(kernel, junk, case, poison, tile_rows, first)
         if varies:
             out["outcome"], out["differing_reruns"] = "nondeterministic", varies
         else:
             out["outcome"], extra = _explain_failure(kernel, junk, case, poison, tile_rows, first)
             out.update(extra)
+    elif out["outcome"] == "ok":
+        # Right with fill "a": the same launch with fill "b" must give the same bits, or the result depends on
+        # shared memory the block never wrote (or on the schedule: re-runs with each fill tell which).
+        second = run_case(kernel, junk, case, np.nan, poison, tile_rows, fill="b")
+        outside = _outside(second)
+        if outside:
+            out["outcome"] = outside
+            out.update(guard_written=second.c_outside[0], padding_written=second.c_outside[1],
+                       input_guard_written=second.inputs_outside[0], input_padding_written=second.inputs_outside[1],
+                       inputs_written=second.inputs_written)
+        elif not _same_bits(second.C, first.C):
+            import cupy
+
+            shown = second
+            out["fill_changed"] = int((~((second.C == first.C) | (cupy.isnan(second.C) & cupy.isnan(first.C)))).sum())
+            # Each fill again, RERUNS times: the same bits as before with the same fill, or it is the schedule.
+            differing = sum(not _same_bits(run_case(kernel, junk, case, np.nan, poison, tile_rows, fill=which).C,
+                                           earlier.C)
+                            for _ in range(RERUNS) for which, earlier in (("a", first), ("b", second)))
+            if differing:
+                out["outcome"], out["differing_reruns"] = "nondeterministic", differing
+            else:
+                out["outcome"] = "fill_dependent"
     if out["outcome"] != "ok":
-        out["first_wrong"], out["wrong_count"] = _first_wrong(first.C, first.ref, limit_abs)
-        out["where"] = _wrong_rows_cols(first.C, first.ref, limit_abs)
+        out["first_wrong"], out["wrong_count"] = _first_wrong(shown.C, shown.ref, limit_abs)
+        out["where"] = _wrong_rows_cols(shown.C, shown.ref, limit_abs)
     return out
 
 
@@ -438,12 +567,11 @@ def correctness(job: dict, kernel: LearnerKernel) -> dict:
     junk = kernel.junk
     results = []
     for i, case in enumerate(job["cases"]):
-        emit("stage", what=f"정확성 {case['M']}×{case['N']}×{case['K']} (alpha={case['alpha']:g}, beta={case['beta']:g})",
-             index=i)
+        emit("stage", what=f"정확성 {case_label(case)} (alpha={case['alpha']:g}, beta={case['beta']:g})", index=i)
         results.append(judge_case(kernel, junk, case, tile_rows))
         emit("case", index=i, outcome=results[-1]["outcome"])
     return {"cases": results, "registers": kernel.registers, "shared_junk_seen": kernel.junk_seen,
-            "shared_junk_bytes": junk.bytes}
+            "shared_junk_bytes": junk.bytes, "shared_fill": [junk.seeds.get("a"), junk.seeds.get("b")]}
 
 
 # ----------------------------------------------------------------------------- sanitize / differential
@@ -481,12 +609,12 @@ def differential(job: dict, kernel: LearnerKernel, repeats: int = 16) -> dict:
                 with side:
                     busy *= 1.0000001
             run = run_case(kernel, junk, case, 0.0, "nan" if case["beta"] == 0.0 else "c0", max(kernel.spec["tile"]),
-                           nan_junk=False)
+                           fill="zero")
             canary = tuple(max(a, b) for a, b in zip(canary, run.c_outside))
             written = max(written, sum(run.inputs_written.values()), sum(run.inputs_outside))
             if first is None:
                 first = run.C
-            elif not bool(((run.C == first) | (cupy.isnan(run.C) & cupy.isnan(first))).all()):
+            elif not _same_bits(run.C, first):
                 distinct += 1
         side.synchronize()
         out.append({**case, "repeats": repeats, "differing_runs": distinct, "guard_written": canary[0],
@@ -497,10 +625,12 @@ def differential(job: dict, kernel: LearnerKernel, repeats: int = 16) -> dict:
 # ----------------------------------------------------------------------------- speed
 
 def speed(job: dict, kernel: LearnerKernel) -> dict:
-    """Both kernels on the same padded operands (lda, ldb, ldc all different), timed in alternation."""
+    """Both kernels on the same padded operands (lda, ldb, ldc all different), timed in alternation; every
+    launch's C poisoned before it and checked after it (course.autograder.timing)."""
     import cupy
 
-    from kernels import bench, launch
+    from course.autograder import timing
+    from kernels import launch
 
     case = job["case"]
     M, N, K = case["M"], case["N"], case["K"]
@@ -515,48 +645,55 @@ def speed(job: dict, kernel: LearnerKernel) -> dict:
             view[...] = values
         return view, ld
 
-    (A, lda), (B, ldb) = padded(M, K, case["pad_a"], _random((M, K), 11)), padded(K, N, case["pad_b"], _random((K, N), 12))
+    seed = case.get("data_seed", 11)
+    (A, lda), (B, ldb) = padded(M, K, case["pad_a"], _random((M, K), seed)), padded(K, N, case["pad_b"], _random((K, N), seed + 1))
     (C, ldc), (C_ref, _) = padded(M, N, case["pad_c"]), padded(M, N, case["pad_c"])
     reference = launch.prepare(job["reference"], A, B, C_ref)
 
     def learner():
         kernel.launch(A, B, C, M, N, K, lda, ldb, ldc, 1.0, 0.0)
 
-    C.fill(cupy.nan)
-    learner()
-    reference()
-    cupy.cuda.get_current_stream().synchronize()
-    err, _ = _error(C, C_ref)
-    t_learner, t_reference = bench.interleaved_timings(learner, reference, warmup=job.get("warmup", 2),
-                                                       reps=job.get("reps", 10))
-    return {"M": M, "N": N, "K": K, "lda": lda, "ldb": ldb, "ldc": ldc, "learner_ms": t_learner.median_ms,
-            "reference_ms": t_reference.median_ms, "learner_min_ms": t_learner.min_ms,
-            "reference_min_ms": t_reference.min_ms, "reps": t_learner.reps,
-            "ratio": t_reference.median_ms / t_learner.median_ms, "rel_error": err if np.isfinite(err) else None,
-            "registers": kernel.registers, "staged": list(reference.plan.staged_operands)}
+    measured = timing.measure(job, learner, reference, C, C_ref)
+    return {"M": M, "N": N, "K": K, "lda": lda, "ldb": ldb, "ldc": ldc, **measured, "registers": kernel.registers,
+            "staged": list(reference.plan.staged_operands)}
+
+
+# ----------------------------------------------------------------------------- warm-up
+
+class _StandIn:
+    """A kernel made of CuPy operations, right or (wrong=True) NaN everywhere, for warm_up."""
+
+    def __init__(self, spec: dict, wrong: bool):
+        self.spec, self.wrong = spec, wrong
+
+    def launch(self, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta, stream=None) -> None:
+        import cupy
+
+        if self.wrong:
+            C[...] = cupy.nan
+            return
+        out = cupy.float32(alpha) * cupy.matmul(A, B)
+        if beta != 0.0:
+            out += cupy.float32(beta) * C
+        C[...] = out
+
+
+WARM_CASES = ({"M": 3, "N": 8, "K": 4, "alpha": 0.5, "beta": 0.0, "pad_a": 4, "pad_b": 8, "pad_c": 4, "data_seed": 1,
+               "specials": 0},
+              {"M": 4, "N": 8, "K": 8, "alpha": 1.5, "beta": 0.5, "pad_a": 0, "pad_b": 0, "pad_c": 0, "data_seed": 2,
+               "specials": 3})
 
 
 def warm_up(kernel: LearnerKernel) -> None:
-    """Everything a correctness case does except the learner's launch, on a tiny case: CuPy compiles
-    its own kernels on first use, which on a cold machine takes many seconds and must not count
-    against the learner's time limit."""
+    """The whole judgement of a case, on tiny cases, for a right and a wrong stand-in kernel (kernel.stand_ins):
+    CuPy compiles each of its own kernels on first use, which on a cold machine takes many seconds and must not
+    count against the learner's time limit."""
     import cupy
 
-    a_vals, b_vals, c0 = _random((3, 4), 1), _random((4, 4), 2), _random((3, 4), 3)
-    A = Operand(a_vals, leading_dim(kernel.spec, 4, 4), np.nan, 1)
-    C = Operand(_start_values("inf", 3, 4, 0), leading_dim(kernel.spec, 4, 4), CANARY, 1)
-    ref = _reference(A.matrix, b_vals, c0, 0.5, 0.5)
-    C.matrix[...] = ref
-    C.outside_changed()
-    A.outside_changed()
-    A.body_changed(a_vals)
-    _start_values("nan", 3, 4, 0)
-    got = C.matrix.copy()
-    _error(got, ref)
-    _first_wrong(got, ref, 1e-4)
-    _wrong_rows_cols(got, ref, 1e-4)
-    int((~cupy.isfinite(got)).sum())
-    float(cupy.abs(ref).max())
+    for stand_in in kernel.stand_ins():
+        stand_in.junk = kernel.junk
+        for case in kernel.warm_cases():
+            judge_case(stand_in, kernel.junk, dict(case), max(kernel.spec["tile"]))
     cupy.cuda.get_current_stream().synchronize()
 
 
@@ -605,7 +742,7 @@ def main(argv=None) -> int:
             kernel, modes = reduce_worker.ReduceKernel(job), reduce_worker.MODES
         if job["mode"] in ("correctness", "differential"):
             # The fill kernel is compiled and probed before "ready": it is the checker's time, not the kernel's.
-            kernel.junk = make_junk()
+            kernel.junk = make_junk(job.get("shared_fill") or (1, 2))
             kernel.junk_seen = kernel.junk.seen_fraction()
             kernel.prefer_shared()
             warm_up(kernel)

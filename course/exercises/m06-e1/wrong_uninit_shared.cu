@@ -3,7 +3,8 @@
 // The A tile is zero-filled past K, so the B tile's rows past K "do not matter" and are left as they
 // are. In a block whose first tile is already the last (K < 16) those rows of Bs were never written:
 // the product adds 0 * (whatever shared memory held). Whatever was left there by earlier kernels was
-// finite, and 0 * finite = 0; the checker now fills shared memory with NaN first, and 0 * NaN = NaN.
+// finite, and 0 * finite = 0; the checker now fills shared memory first with bit patterns that hold
+// NaN and +-Inf among them, and 0 * NaN = 0 * Inf = NaN.
 
 #define TILE 16
 

@@ -177,18 +177,18 @@ my_sgemm(const float* __restrict__ A, const float* __restrict__ B, float* __rest
     const int num_tiles = (K + BK - 1) / BK;
     const CopyPlan plan = make_plan(A, B, M, N, lda, ldb, row0, col0, tid);
 
-    // 할 일 3 (프롤로그, prologue): 타일 0 .. STAGES-2를 단계(stage) 0 .. STAGES-2에 발행하고
+    // 할 일 3 (프롤로그, prologue): 타일 0 .. STAGES-2를 스테이지(stage) 0 .. STAGES-2에 발행하고
     //          (issue_tile(ring, s, plan, A, B, K, ldb, s * BK)), 타일마다 commit_copies()로 그룹을 하나씩 닫으세요.
     //          K가 작아서 타일이 그보다 적을 때는 발행하지 않지만, 커밋은 그래도 합니다. 그래야 "그룹 g = 타일 g"가
     //          언제나 성립합니다.
 
     float acc[TM][TN] = {};
     for (int t = 0; t < num_tiles; ++t) {
-        // 할 일 4 (고리, ring): 타일 t를 계산하기 전에
+        // 할 일 4 (링, ring): 타일 t를 계산하기 전에
         //   (1) wait_copies<N>()으로 타일 t의 그룹이 끝났음을 보장하세요. 지금까지 커밋된 그룹은
         //       0 .. t + STAGES - 2입니다. 가장 최근 몇 개까지는 아직 진행 중이어도 될까요?
         //   (2) __syncthreads()로 모든 스레드의 몫이 도착했고, 모두 타일 t - 1의 계산을 마쳤음을 확인하고,
-        //   (3) 타일 t + STAGES - 1이 있으면 그 타일을 단계 (t + STAGES - 1) % STAGES(타일 t - 1이 쓰던 단계)에
+        //   (3) 타일 t + STAGES - 1이 있으면 그 타일을 스테이지 (t + STAGES - 1) % STAGES(타일 t - 1이 쓰던 스테이지)에
         //       발행하고,
         //   (4) commit_copies()를 부르세요. 꼬리(tail)에서 발행할 타일이 없어도 커밋은 언제나 합니다.
         compute_tile(ring, t % STAGES, acc, tx, ty);
