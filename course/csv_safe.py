@@ -213,6 +213,10 @@ def write_safe_csv(path: str | os.PathLike, header, rows) -> Path:
     for row in rows:
         writer.writerow([safe_cell(cell) for cell in row])
     payload = buffer.getvalue().encode("utf-8-sig", "backslashreplace")
+    if path.exists() and not path.is_file():           # /dev/stdout, a pipe: written through, not replaced
+        with open(path, "wb") as out:
+            out.write(payload)
+        return path
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
