@@ -9,7 +9,7 @@ from course.facts import Facts, quiz_text
 from course.facts.recorded_sass import sass
 from course.page import recorded
 from kernels.record import DATA_DIR
-from sims import coalescing
+from sims import coalescing, roofline
 
 f = Facts("m05")
 
@@ -189,12 +189,58 @@ _lda_4097 = coalescing.strip_load("row", 16, base_offset=0, lda=4097).requests[0
 f.set("lda4097_bad", len(_lda_4097.misaligned_tids), "d")
 
 
+# ============================================================ simulation 5, step 3 (offset 1 float)
+_offset_1 = coalescing.strip_load("col", 4, base_offset=1, lda=4096)
+_offset_0 = coalescing.strip_load("col", 4, base_offset=0, lda=4096)
+f.set("offset1_spr", _offset_1.requests[0].sectors_per_request, "d")
+f.set("offset1_total", _offset_1.total_sectors, "d")
+
+
 @f.claims
 def simulation_answers(check):
     """Step 4's answer: with lda = 4097 a 16-byte load is misaligned on every row that is not a multiple of 4
-    (even rows such as 2 included), not only on odd rows."""
+    (even rows such as 2 included), not only on odd rows. Step 3's: a start shifted by one float makes every
+    32-bit request of the coalesced mapping touch one sector more (the model counts sectors, not time)."""
     bad = set(_lda_4097.misaligned_tids)
     check(bad == {i for i in range(32) if i % 4}, "시뮬레이션 5 정답 4: 4의 배수가 아닌 레인이 모두 어긋난다")
+    check(all(r.sectors_per_request == 5 for r in _offset_1.requests) and len(_offset_1.requests) == 4
+          and _offset_0.total_sectors == 16 and _offset_1.total_sectors == 20,
+          "시뮬레이션 5 정답 3: 오프셋 1이면 요청마다 5섹터, 모두 20섹터(오프셋 0이면 16)")
+    check(not _offset_1.requests[0].misaligned_tids, "시뮬레이션 5 정답 3: 32비트 로드는 오프셋 1에서도 정렬 오류가 아니다")
+
+
+# ============================================================ why the naive kernel is slow (profiles.json)
+def _fma_per_warp(p: dict) -> float:
+    """Warp-level FMAs of an M x N x K product: M*N*K / 32."""
+    return p["M"] * p["N"] * p["K"] / 32
+
+
+@f.claims
+def naive_kernel_fills_the_load_path(check):
+    """'재사용이 없어 FMA 하나마다 로드 명령 둘을 내고 그 로드들이 L1의 로드 경로를 채운다' (표상, after the
+    simulation-4 cell): two load requests per warp FMA, and the L1 load path (the busiest unit) nearly full."""
+    naive = naive_profile
+    check(naive["global_ld_requests"] == 2 * _fma_per_warp(naive), "본문: 나이브 커널은 워프 FMA 하나마다 로드 요청 둘")
+    check(naive["l1_lsu_wavefronts_pct"] > 90 and naive["mem_pct"] == naive["l1_lsu_wavefronts_pct"],
+          "본문: 나이브 커널의 L1 로드 경로가 90% 넘게 바쁘고, 그것이 메모리 처리량(가장 바쁜 유닛)이다")
+    check(naive["dram_pct"] < 0.25 * naive["l1_lsu_wavefronts_pct"], "본문: 느린 자리는 DRAM이 아니라 L1의 로드 경로")
+
+
+# ============================================================ Level 1's arithmetic intensity under the course's models
+AI_THREAD_COAL = roofline.ai_thread_registers(1, 4)                                    # model (i)
+AI_DRAM_COAL = 2 * 4096 ** 3 / coalesced_profile["dram_bytes"]                         # model (iii), measured
+AI_MINIMUM_4096 = 2 * 4096 ** 3 / (4 * 3 * 4096 ** 2)                                  # model (iv)
+f.set("ai_dram_coal", AI_DRAM_COAL, ".0f")
+
+
+@f.claims
+def source_ai_of_level1(check):
+    """'산술 강도 0.5는 이 강좌의 어느 모델로도 나오지 않습니다': Level 1 under models (i), (iii), (iv)."""
+    check(abs(AI_THREAD_COAL - 0.4) < 1e-9, "본문: 스레드당 레지스터 모델로 Level 1은 0.4")
+    check(coalesced_profile["M"] == coalesced_profile["N"] == coalesced_profile["K"] == 4096,
+          "본문: DRAM 바이트는 4096³에서 잰 값")
+    check(all(abs(ai - 0.5) > 0.05 for ai in (AI_THREAD_COAL, AI_DRAM_COAL, AI_MINIMUM_4096)) and AI_DRAM_COAL > 10,
+          "본문: 어느 모델로도 0.5가 나오지 않는다 (0.4, DRAM 바이트로 수십, 필수 최소로 수백)")
 
 
 @f.claims
@@ -202,6 +248,13 @@ def quiz_numbers(check):
     """The recorded number the bank (course/banks/m05.yaml) quotes."""
     check(f"요청당 섹터 수는 {naive_profile['sectors_per_request']:.1f}" in quiz_text(5, "m05-q08"),
           "퀴즈 m05-q08: 요청당 2.0섹터")
+    q4 = quiz_text(5, "m05-q04")
+    check(f"A 요청은 {STRIDED_A.sectors_per_request}섹터" in q4 and f"B 요청 {STRIDED_B.sectors_per_request}섹터" in q4
+          and f"{strided_profile['sectors_per_request']:.1f}" in q4
+          and strided_profile["sectors_per_request"] == (STRIDED_A.sectors_per_request + STRIDED_B.sectors_per_request) / 2,
+          "퀴즈 m05-q04: 반례의 A 요청 16섹터(모델)와 B 요청 1섹터의 평균이 Nsight Compute로 잰 8.5")
+    q8 = quiz_text(5, "m05-q08")
+    check("옮겨 담" in q8 and "스칼라 경로나" not in q8, "퀴즈 m05-q08: 조건에 맞지 않는 입력은 이 강좌의 런처가 옮겨 담는다")
 
 
 @f.claims
