@@ -1,6 +1,6 @@
 """Facts of module 10 (m10_profiling.md): the recorded benchmark, Nsight Compute and tuning numbers its
 text quotes, the measured roofline ceilings, and the SASS counts of Levels 0-6 (from the SASS record,
-course.facts.recorded_sass: nothing is compiled at import).
+course.facts.recorded_sass, read in course.facts.m10_steps: nothing is compiled at import).
 
 Levels 0-6 are the registry's representative kernels; "CB" is cuBLAS's own kernel, profiled in the same
 record (profiles.json "reference"). Level-against-level speed comes from benchmarks.json "pairs" (the two
@@ -10,6 +10,11 @@ a kernel's median time alone drifts with the GPU's clock from one kernel's run t
 The chapter imports the records and a few helpers by name (profile_of, benchmark_of, occupancy_of, ...);
 the claims functions next to the values guard the text's directional sentences and the numbers the quiz
 banks quote.
+
+Two sibling modules hold the rest of the chapter's facts and claims, on the same `f`: course.facts.m10_steps
+(the SASS record and what the steps between levels do with it: FFMA and barrier counts, the shared loads
+Nsight Compute counts, the barrier wait) and course.facts.m10_quiz (the numbers and directions the quiz banks
+state). This module imports both at its end, so `from course.facts.m10 import f` registers every claim.
 """
 from __future__ import annotations
 
@@ -17,8 +22,7 @@ import json
 import re
 from pathlib import Path
 
-from course.facts import Facts, quiz_text
-from course.facts.recorded_sass import sass
+from course.facts import Facts
 from course.page import recorded
 from kernels import registry
 from kernels.device import fp32_lanes
@@ -770,274 +774,6 @@ def cublas_kernel_name(check):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# SASS (sm_90), from the SASS record. Every SASS question is asked here at import, even those only the claims
-# read: `python -m course.facts.recorded_sass --write` records what the import asks.
-sass_of = {lv: sass.summarize(REPRESENTATIVE[lv], "sm_90") for lv in LEVELS}
-# Never-true `@!PT LDS RZ, [RZ]` the compiler puts before each tile's copies (kernels/sass.py drops them
-# from its counts; Nsight Compute counts them)
-DUMMY_LDS = r"@!PT\s+LDS\b"
-dummy_lds_of = {lv: sass.count_lines(REPRESENTATIVE[lv], DUMMY_LDS, "sm_90") for lv in (3, 4, 5, 6)}
-level5_barrier_lines = sass.excerpt(REPRESENTATIVE[5], "sm_90", pattern=r"LDGDEPBAR|DEPBAR", limit=8).splitlines()
-
-f.set("L3_sass_ffma", sass_of[3].ffma, "d")
-f.set("L3_sass_ldg_c", sass_of[3].counts.get("LDG.E.128", 0), "d")
-f.set("L4_sass_ffma", sass_of[4].ffma, "d")
-f.set("L5_sass_ffma", sass_of[5].ffma, "d")
-f.set("L6_sass_ffma", sass_of[6].ffma, "d")
-# Level 6's main loop alone (the loop holding the most FFMAs): its FFMA and all its instructions, 16 B each on sm_90
-L6_LOOP_FFMA, L6_LOOP_INSTRUCTIONS = sass.loop_counts(REPRESENTATIVE[6], "sm_90")
-f.set("L6_loop_ffma", L6_LOOP_FFMA, ",d")
-f.set("L6_loop_instr", L6_LOOP_INSTRUCTIONS, ",d")
-f.set("L6_loop_kib", L6_LOOP_INSTRUCTIONS * 16 / 1024, ".0f")
-f.set("L5_bk", LEVEL5["BK"], "d")
-f.set("L6_bk", LEVEL6["BK"], "d")
-f.set("L6_tile_ffma", LEVEL6["TM"] * LEVEL6["TN"], "d")
-f.set("L6_stages", LEVEL6["STAGES"], "d")
-f.set("L6_warp_tile", f"{LEVEL6['WM']}×{LEVEL6['WN']}")
-f.set("L6_lds_per_k", LEVEL6["TM"] // 4 + LEVEL6["TN"] // 4, "d")
-# Level 4's K tile from its shared memory: two buffers of BK × (BM + BN) floats
-LEVEL4_BK = registry.KERNELS[REPRESENTATIVE[4]].static_smem // (2 * (128 + 128) * 4)
-f.set("bk_ratio_54", LEVEL5["BK"] // LEVEL4_BK, "d")
-
-
-@f.claims
-def sass_counts(check):
-    s = sass_of
-    check(LEVEL4_BK == 8 and LEVEL5["BK"] % LEVEL4_BK == 0, "본문: Level 4의 BK는 8, Level 5는 그 배수")
-    check(s[3].ffma == 512 + 64 and s[4].ffma == 2 * 512 + 64, "본문의 FFMA 내역 (Level 3–4)")
-    check(s[5].ffma == LEVEL5["BK"] * 64 + 64, "본문의 FFMA 내역 (Level 5: BK × 64 + 에필로그 64)")
-    check(s[6].ffma == LEVEL6["BK"] * LEVEL6["TM"] * LEVEL6["TN"] + LEVEL6["TM"] * LEVEL6["TN"],
-          "본문의 FFMA 내역 (Level 6)")
-    check(L6_LOOP_FFMA == LEVEL6["BK"] * LEVEL6["TM"] * LEVEL6["TN"] < s[6].ffma and L6_LOOP_INSTRUCTIONS > L6_LOOP_FFMA,
-          "본문: Level 6의 주 루프는 FFMA BK × 128개(커널 전체의 것보다 에필로그만큼 적다)를 포함한 명령들")
-    check(s[5].counts.get("LDGSTS.E", 0) > 0 and s[5].counts.get("LDGSTS.E.BYPASS.128", 0) > 0
-          and not any(op.startswith("STS") for op in s[5].counts), "본문: Level 5는 4 B와 16 B LDGSTS, STS 없음")
-    check(all(s[lv].spills == 0 for lv in (3, 4, 5, 6)), "본문: 스필 없음")
-    # Long Scoreboard of a cp.async kernel: wait_group compiles to DEPBAR.LE SB0, N, a wait on the scoreboard
-    # the LDGSTS raise (an L1TEX dependency), so its wait is counted as Long Scoreboard (the text says so)
-    check(any(x.startswith("LDGDEPBAR") for x in level5_barrier_lines)
-          and any(x.startswith("DEPBAR.LE SB0, 0x0") for x in level5_barrier_lines),
-          "본문: 커밋은 LDGDEPBAR, 대기는 스코어보드 SB0을 기다리는 DEPBAR.LE")
-    # The SASS table's sentences (Levels 0-2 and 6)
-    check(s[0].counts.get("LDG.E.CONSTANT", 0) > s[0].counts.get("LDG.E", 0) > 0 and s[0].ldg_128 == 0,
-          "본문: Level 0은 32비트 LDG.E, 대부분 .CONSTANT")
-    check(s[1].ldg_128 > 0 and s[1].ldg_32 == 0, "본문: Level 1은 float4의 LDG.E.128")
-    check(s[2].sts_widths and s[2].lds_widths.get("128", 0) > 0 and any(op.startswith("BAR") for op in s[2].counts),
-          "본문: Level 2는 LDG → STS → BAR → LDS, As[ty][k]는 LDS.128로")
-    check(s[6].counts.get("LDGSTS.E", 0) > 0 and s[6].counts.get("LDGSTS.E.BYPASS.128", 0) > 0 and not s[6].sts_widths,
-          "본문: Level 6도 같은 두 가지 LDGSTS, 타일용 STS 없음")
-    check(all(summary.spills == 0 for summary in s.values()), "본문: 어느 레벨에도 LDL/STL이 없다")
-    check(s[3].counts.get("LDG.E.128", 0) == 2 * 8, "본문: .CONSTANT 없는 LDG.E.128은 C를 읽는 에필로그(8행 × 2)")
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Level 4 → 5 in instructions: the FMA pipe is issue-active × FFMA share; the stall total (Selected 1 +
-# Not Selected + active stalls) grew through Not Selected while the active stalls fell
-def active_stall_cycles(e):
-    """Cycles per instruction a warp spent in an active stall (every state but Selected and Not Selected)."""
-    return sum(v or 0 for k, v in e["stalls"].items() if k not in PASSIVE_STALLS)
-
-
-def ready_warps(e):
-    """Mean eligible warps per cycle: in an issue cycle the selected warp plus the Not Selected ones, else none."""
-    return e["issue_active_pct"] / 100 * (1 + e["stalls"]["Not Selected"])
-
-
-for lv in (4, 5):
-    f.set(f"L{lv}_active_raw", active_stall_cycles(profile_of[lv]), ".2f")
-    f.set(f"L{lv}_ready", ready_warps(profile_of[lv]), ".2f")
-    f.set(f"L{lv}_idle_pct", 100 - profile_of[lv]["issue_active_pct"], ".1f")
-
-
-@f.claims
-def level4_to_5_in_instructions(check):
-    p4, p5 = profile_of[4], profile_of[5]
-    fma_estimate = {lv: profile_of[lv]["issue_active_pct"] * ffma_share(profile_of[lv]) / 100 for lv in (4, 5)}
-    check(abs(fma_estimate[5] - fma_estimate[4]) < 2, "본문: 발행 활성 × FFMA 비중은 Level 4와 5에서 거의 같다")
-    check(active_stall_cycles(p5) < active_stall_cycles(p4), "본문: 능동 스톨의 합은 Level 5가 오히려 적다")
-    rises = sum(max(0.0, (p5["stalls"].get(k) or 0) - (p4["stalls"].get(k) or 0))
-                for k in p5["stalls"] if k not in PASSIVE_STALLS)
-    check(p4["stalls"]["Short Scoreboard"] - p5["stalls"]["Short Scoreboard"] > rises > 0,
-          "본문: Short Scoreboard가 줄어든 몫이 MIO Throttle 같은 몇 항목이 늘어난 몫보다 크다")
-    check(p5["stalls"]["MIO Throttle"] > p4["stalls"]["MIO Throttle"], "본문: MIO Throttle은 늘었다")
-    check(stall_total_of[5] > stall_total_of[4]
-          and p5["stalls"]["Not Selected"] - p4["stalls"]["Not Selected"] > stall_total_of[5] - stall_total_of[4],
-          "본문: 합계를 늘린 것은 Not Selected")
-    check(ready_warps(p5) > ready_warps(p4) and p5["issue_active_pct"] < p4["issue_active_pct"],
-          "본문: 사이클당 준비된 워프의 평균은 늘었는데 준비된 워프가 없는 사이클도 늘었다")
-    check(abs(p5["achieved_occupancy_pct"] / p4["achieved_occupancy_pct"] - 1) < 0.01,
-          "본문(전제): 두 커널의 스케줄러당 워프 수가 같아야 합계의 변화가 발행 활성의 변화다")
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Shared-load instructions: Nsight Compute (smsp__inst_executed_op_shared_ld) against the SASS, whose
-# counts leave out the dummy `@!PT LDS` (one group of them per tile's copies)
-def copies_per_tile(plan) -> int:
-    """cp.async instructions one thread issues for one tile (256 threads)."""
-    return copy_plan(*plan)[0] // (256 // 32)
-
-
-def copy_sites(lv, plan):
-    """Places in the kernel's code where a whole tile is copied: the LDGSTS count over one tile's copies."""
-    return sass_of[lv].ldgsts // copies_per_tile(plan)
-
-
-_dummy_per_site = {lv: dummy_lds_of[lv] / copy_sites(lv, plan) for lv, plan in ((5, L5_PLAN), (6, L6_PLAN))}
-DUMMY_PER_SITE = int(_dummy_per_site[5])
-LDS128_PER_K = {5: 4, 6: LEVEL6["TM"] // 4 + LEVEL6["TN"] // 4}           # LDS.128 per k step of one thread
-REAL_LDS_PER_WARP = {5: SIZE * LDS128_PER_K[5], 6: SIZE * LDS128_PER_K[6] + LDS128_PER_K[6]}   # 4096³
-TILES = {5: SIZE // LEVEL5["BK"], 6: SIZE // LEVEL6["BK"]}
-for lv in (5, 6):
-    f.set(f"L{lv}_ld_wpi_real",
-          profile_of[lv]["smem_ld_wavefronts"] / (warps_launched(profile_of[lv]) * REAL_LDS_PER_WARP[lv]), ".2f")
-f.set("dummy_per_site", DUMMY_PER_SITE, "d")
-f.set("L5_lds_real", f"{REAL_LDS_PER_WARP[5]:,}")
-f.set("L5_lds_dummy", DUMMY_PER_SITE * TILES[5], "d")
-f.set("n_tiles_l5", TILES[5], "d")
-
-
-@f.claims
-def shared_load_instructions(check):
-    for lv, plan in ((5, L5_PLAN), (6, L6_PLAN)):
-        check(sass_of[lv].ldgsts % copies_per_tile(plan) == 0,
-              f"본문(계산의 전제): Level {lv}의 LDGSTS 수는 한 타일 복사 묶음의 배수")
-    check(_dummy_per_site[5] == _dummy_per_site[6] and float(_dummy_per_site[5]).is_integer(),
-          "본문: 복사 묶음마다 같은 수의 @!PT LDS")
-    check(dummy_lds_of[4] == dummy_lds_of[3] == 0, "본문: Level 3·4에는 그런 명령이 없다")
-    check(sass_of[5].lds_widths == {"128": LEVEL5["BK"] * LDS128_PER_K[5]}
-          and sass_of[6].lds_widths == {"128": (LEVEL6["BK"] + 1) * LDS128_PER_K[6]},
-          "LDS.128: Level 5는 한 타일, Level 6은 한 타일 + 루프 앞 한 k 스텝")
-    for lv in (5, 6):
-        e = profile_of[lv]
-        check(e["smem_ld_instructions"] == warps_launched(e) * (REAL_LDS_PER_WARP[lv] + DUMMY_PER_SITE * TILES[lv]),
-              f"본문: Nsight의 공유 로드 명령 = 워프 × (LDS.128 + 타일마다 @!PT LDS) (Level {lv})")
-    p3, p4, p5 = profile_of[3], profile_of[4], profile_of[5]
-    check(abs(p5["smem_ld_wavefronts"] / (warps_launched(p5) * REAL_LDS_PER_WARP[5])
-              - wavefronts_per_instruction(p4, "ld")) < 0.01,
-          "본문: 실제 LDS.128로 나누면 Level 5의 명령당 웨이브프론트는 Level 3·4와 같다")
-    check(abs(wavefronts_per_instruction(p3, "ld") - wavefronts_per_instruction(p4, "ld")) < 0.01,
-          "본문: Level 3과 Level 4의 명령당 로드 웨이브프론트는 같다(Level 5를 견주는 기준)")
-    check(wavefronts_per_instruction(p5, "ld") < wavefronts_per_instruction(p4, "ld") - 0.03,
-          "본문: Nsight의 수로 나누면 Level 5의 값이 조금 작다")
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Barrier wait per barrier: the stall per instruction × instructions per warp ÷ barriers per warp (one per K
-# tile, plus Level 4's prologue barrier; both read from the SASS counts: BAR sites)
-def barrier_sites(lv) -> int:
-    return sum(n for op, n in sass_of[lv].counts.items() if op.startswith("BAR"))
-
-
-def barriers_per_warp(lv, bk):
-    return SIZE // bk + (barrier_sites(lv) - 1)          # the loop's barrier once per tile, any other site once
-
-
-def barrier_wait(lv, bk):
-    e = profile_of[lv]
-    return e["stalls"]["Barrier"] * (e["instructions"] / warps_launched(e)) / barriers_per_warp(lv, bk)
-
-
-barrier_wait_ratio_54 = barrier_wait(5, LEVEL5["BK"]) / barrier_wait(4, LEVEL4_BK)
-f.set("bar_wait_ratio", barrier_wait_ratio_54, ".1f")
-
-
-@f.claims
-def barrier_waits(check):
-    check(barrier_sites(4) == 2 and barrier_sites(5) == 1, "Level 4: 프롤로그와 루프, Level 5: 루프의 배리어")
-    check(abs(barriers_per_warp(5, LEVEL5["BK"]) / barriers_per_warp(4, LEVEL4_BK) - 0.25) < 0.01,
-          "본문: Level 5의 배리어는 Level 4의 4분의 1")
-    check(abs(profile_of[5]["stalls"]["Barrier"] - profile_of[4]["stalls"]["Barrier"]) < 0.05
-          and barrier_wait_ratio_54 > 3,
-          "본문: Barrier 스톨은 같고, 배리어 한 번의 기다림은 몇 배 길다")
-
-
-# ============================================================================ the quiz's words (banks 4, 6, 10)
-def _number(text):
-    return float(text.replace(",", ""))
-
-
-RIDGE_QUESTIONS = (("m04-q08", 4), ("m06-q08", 6), ("m10-q03", 10))
-H100_RIDGE = re.compile(r"([\d,]+) GFLOP/s ÷ (?:측정한 복사 대역폭 )?([\d,]+) GB/s(?:\(측정한 복사 대역폭\))? ≈ ([\d.]+)")
-QUOTIENT = re.compile(r"([\d,]+(?:\.\d+)?)(?: GFLOP/s)? ÷ ([\d,]+(?:\.\d+)?)(?: GB/s)? ≈ ([\d.]+)")
-
-
-@f.claims
-def quiz_ridge_points(check):
-    """Every ridge point the banks of modules 4, 6 and 10 quote: the recorded H100's, and right as arithmetic."""
-    for qid, module in RIDGE_QUESTIONS:
-        text = quiz_text(module, qid)
-        h100 = [m for m in H100_RIDGE.findall(text) if _number(m[0]) != 19500]
-        check(h100, f"퀴즈 {qid}: 기록된 H100의 꺾임점을 적는다")
-        for peak, bw, ridge in h100:
-            check((peak, bw, ridge) == (f"{PEAK_GFLOPS:,.0f}", f"{BANDWIDTH_GBS:,.0f}", f"{RIDGE:.1f}"),
-                  f"퀴즈 {qid}: H100 꺾임점 {peak} ÷ {bw} ≈ {ridge}는 기록의 "
-                  f"{PEAK_GFLOPS:,.0f} ÷ {BANDWIDTH_GBS:,.0f} ≈ {RIDGE:.1f}와 같아야 한다")
-        for a, b, q in QUOTIENT.findall(text):          # every "x ÷ y ≈ z" in the question is right as arithmetic
-            digits = len(q.split(".")[1]) if "." in q else 0
-            check(f"{_number(a) / _number(b):.{digits}f}" == q, f"퀴즈 {qid}: {a} ÷ {b} ≈ {q}")
-        check("22.5" not in text and "3.35 TB/s" not in text and "≈ 20 FLOP/B" not in text,
-              f"퀴즈 {qid}: 예전의 꺾임점(22.5, 데이터시트 20)이 남아 있다")
-    for qid, module in (("m06-q08", 6), ("m10-q03", 10)):
-        check("A100 40 GB(1,555 GB/s)" in quiz_text(module, qid), f"퀴즈 {qid}: 약 100은 A100 40 GB의 TF32 꺾임점이라고 밝힌다")
-    check(f"{156000 / 1555:.0f}" == "100" and f"{156000 / 2039:.0f}" == "77", "퀴즈: TF32 꺾임점 100(40 GB)과 77(80 GB)")
-    check("≈ 77" in quiz_text(10, "m10-q03") and "약 77" in quiz_text(6, "m06-q08"), "퀴즈: 80 GB의 TF32 꺾임점 약 77")
-
-
-@f.claims
-def quiz_numbers(check):
-    """Other recorded numbers the bank of module 10 (course/banks/m10.yaml) quotes."""
-    q04, q07 = quiz_text(10, "m10-q04"), quiz_text(10, "m10-q07")
-    check(f"약 {PEAK_GFLOPS / 1000:.1f} TFLOP/s인 H100" in q04, "퀴즈 m10-q04: H100의 FP32 최대 약 66.9 TFLOP/s")
-    check(FLOPS / (3.2e-3) / 1e9 > 2 * 19500 and f"{FLOPS / 8.0e-3 / 1e9:,.0f}" == "17,180",
-          "퀴즈 m10-q04: 8.0 ms → 17,180 GFLOP/s, 3.2 ms는 A100 최대의 두 배 넘음")
-    check(f"레지스터 {tiled_profile['registers']:.0f}개로 이론 점유율이 {tiled_profile['theoretical_occupancy_pct']:.0f}%인 타일링"
-          in q07 and profile_of[3]["theoretical_occupancy_pct"] == 25.0,
-          "퀴즈 m10-q07: 타일링 커널은 레지스터 31개, 점유율 100%, 레지스터 블로킹은 25%")
-    check(profile_of[3]["duration_ms"] * 3 < tiled_profile["duration_ms"], "퀴즈 m10-q07: 레지스터 블로킹이 타일링보다 훨씬 빠르다")
-    check(f"FMA 파이프는 {profile_of[3]['fma_pipe_pct']:.1f}%" in q07 and profile_of[3]["fma_pipe_pct"] < 60
-          and benchmark_of[4]["median_ms"] < benchmark_of[3]["median_ms"]
-          and profile_of[4]["theoretical_occupancy_pct"] == profile_of[3]["theoretical_occupancy_pct"],
-          "퀴즈 m10-q07: 레지스터 블로킹의 FMA 파이프(기록값)는 차지 않았고, 같은 점유율의 더블 버퍼링이 더 빠르다")
-    q06 = quiz_text(10, "m10-q06")
-    check(f"L1 데이터 파이프가 {profile_of[0]['l1_lsu_wavefronts_pct']:.0f}%" in q06
-          and max(stall_share_of[0], key=stall_share_of[0].get) == "Long Scoreboard",
-          "퀴즈 m10-q06: 나이브 커널은 Long Scoreboard가 가장 크고 L1 데이터 파이프가 거의 찼다(기록값)")
-    check(90 < benchmark_of[4]["pct_cublas"] < 95 and 99 < benchmark_of[6]["pct_cublas"] < 101,
-          "퀴즈 m10-q08: Level 4는 cuBLAS의 90%를 조금 넘고, Level 6은 같은 속도")
-    check(88 < cublas_profile["issue_active_pct"] < 92 and profile_of[4]["dram_pct"] < 10,
-          "퀴즈 m10-q08: cuBLAS의 발행 활성 약 90%, Level 4의 DRAM 처리량 한 자리 %")
-    check(min(profile_of[6]["registers"], cublas_profile["registers"]) > 200
-          and profile_of[6]["theoretical_occupancy_pct"] == cublas_profile["theoretical_occupancy_pct"] == 12.5,
-          "퀴즈 m10-q08: Level 6과 cuBLAS는 레지스터 200개 초과, 이론 점유율 12.5%")
-
-
-@f.claims
-def quiz_q08_options(check):
-    """m10-q08 states its options' directions in words (which are right, which are wrong and why); the
-    records must agree (formerly tests/test_chapter_facts.py::test_m10_bank_claims_hold_on_the_records)."""
-    l4, l6, cb = profile_of[4], profile_of[6], cublas_profile
-    check(90 < benchmark_of[4]["pct_cublas"] < 95 and benchmark_of[6]["pct_cublas"] > 99,
-          "퀴즈 m10-q08 문제: Level 4는 cuBLAS의 '90%를 조금 넘는' 데 머물고, Level 6은 '같은 속도'")
-    check(ffma_share(l6) > ffma_share(l4), "퀴즈 m10-q08 (a): Level 6의 FFMA 비중이 Level 4보다 높다")
-    check(l6["dram_bytes"] < l4["dram_bytes"] and l4["dram_pct"] < 10,
-          "퀴즈 m10-q08 (b): DRAM 바이트가 준 것은 사실이지만 Level 4의 DRAM 처리량은 한 자리 %(틀린 이유)")
-    check(cb["issue_active_pct"] - l4["issue_active_pct"] > ffma_share(cb) - ffma_share(l4),
-          "퀴즈 m10-q08 (c): cuBLAS는 Level 4보다 주로 발행 활성을 올렸다")
-    check(ffma_share(l6) - ffma_share(l4) > l6["issue_active_pct"] - l4["issue_active_pct"],
-          "퀴즈 m10-q08 (c): Level 6은 Level 4보다 주로 FFMA 비중을 올렸다")
-    check(abs(l6["fma_pipe_pct"] - cb["fma_pipe_pct"]) < 2, "퀴즈 m10-q08 (c): 두 커널의 FMA 파이프 사용률은 거의 같다")
-    q8 = quiz_text(10, "m10-q08")
-    check("FP32 레인이 32개" in q8 and LANES_PER_SCHEDULER["sm_90"] == 32 and "레인이 16개인 T4·A100" in q8
-          and LANES_PER_SCHEDULER["sm_75"] == LANES_PER_SCHEDULER["sm_80"] == 16,
-          "퀴즈 m10-q08 (f): 곱셈은 레인 32개인 H100의 것, T4·A100은 16개")
-    check(cb["ffma_instructions"] == SIZE ** 3 + SIZE ** 2 and "ffma" in cb["function"],
-          "퀴즈 m10-q08 (d): cuBLAS 커널의 FFMA는 4096³ + 4096², 이름에 ffma (텐서 코어가 아니다)")
-    check(min(l6["registers"], cb["registers"]) > 200, "퀴즈 m10-q08 (e): Level 6과 cuBLAS는 레지스터 200개 초과")
-    check(l6["theoretical_occupancy_pct"] == cb["theoretical_occupancy_pct"] == 12.5 < l4["theoretical_occupancy_pct"],
-          "퀴즈 m10-q08 (e): 이론 점유율 12.5%로 Level 4보다 낮다(반대)")
-
-
-# ---------------------------------------------------------------------------------------------------------
 # The SOL map's two fastest points, to one decimal (the text says which side of the 60% line they are on)
 f.set("L6_mem_pct_1", profile_of[6]["mem_pct"], ".1f")
 f.set("CB_mem_pct_1", profile_of["CB"]["mem_pct"], ".1f")
@@ -1135,3 +871,9 @@ def a_less_unrolled_loop_was_slower(check):
     check(level6_tuning_record["chosen"] == LEVEL6, "본문: 튜너가 고른 구성이 배포된 Level 6")
     check(all(_pct_at["roll"][n] < _pct_at["base"][n] - 1.5 for n in (SIZE, 8192)),
           "본문: 루프를 덜 펼친 구성(ROLL 2)은 배포 구성보다 느렸다 (No Instruction을 코드 크기 하나로 단정할 수 없다)")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The sibling modules declare their facts and claims on `f` (they import what they need from this module, all
+# of it defined above), so importing this module registers every claim of the chapter.
+from course.facts import m10_quiz, m10_steps  # noqa: E402,F401
