@@ -96,22 +96,19 @@ def gate_marker_html(module: int, requires: int | None, unlock_settings=None) ->
 def _in_colab() -> bool:
     import sys
 
-    return "google.colab" in sys.modules or bool(os.environ.get("COLAB_RELEASE_TAG"))
+    from kernels.doctor import COLAB, hosted_platform
+
+    return "google.colab" in sys.modules or hosted_platform() == COLAB
 
 
-def _repository_url() -> str:
-    """The book's repository.url (Jupyter Book's key) when it is a GitHub address, else ""."""
+def _colab_url(name: str) -> str:
+    """The chapter's notebook in Colab (the exporter's one rule), or "" without a GitHub repository."""
     try:
-        import yaml
+        from course.notebook_export import load_settings
 
-        from course.settings import find_config
-
-        config = find_config()
-        data = yaml.safe_load(config.read_text(encoding="utf-8")) if config else {}
-        url = str(((data or {}).get("repository") or {}).get("url") or "")
+        return load_settings().colab_url(name)
     except Exception:   # noqa: BLE001 - a link is a convenience, never the end of the banner
         return ""
-    return url.rstrip("/").removesuffix(".git") if url.startswith("https://github.com/") else ""
 
 
 def checkpoint_link(page: str, here: str | os.PathLike | None = None) -> str:
@@ -124,11 +121,8 @@ def checkpoint_link(page: str, here: str | os.PathLike | None = None) -> str:
     for suffix in (".ipynb", ".md"):
         if (folder / f"{name}{suffix}").is_file():
             return f"{name}{suffix}"
-    repository = _repository_url() if _in_colab() else ""
-    if repository:
-        return f"https://colab.research.google.com/github/{repository.removeprefix('https://github.com/')}" \
-               f"/blob/main/notebooks/{name}.ipynb"
-    return f"{name}.ipynb"
+    colab = _colab_url(name) if _in_colab() else ""
+    return colab or f"{name}.ipynb"
 
 
 def lab_banner_html(decision: GateDecision, best_correct_count: int | None, link_target: str | None = None) -> str:

@@ -390,7 +390,7 @@ def show_notebook_links(site_root: str = "../../"):
                         for stem, title in pages)
         display(StaticHTML(f'<ul class="course-notebook-links">{items}</ul>', "\n".join(t for _, t in pages)))
     else:
-        display(Markdown("\n".join(f"- {title}: `notebooks/{stem}.ipynb` (`make notebooks`로 만듦)"
+        display(Markdown("\n".join(f"- {title}: `notebooks/{stem}.ipynb` (저장소에 함께 있음; `make notebooks`가 다시 씀)"
                                    for stem, title in pages)))
 
 

@@ -252,7 +252,10 @@ def test_banner_links_to_the_sibling_notebook(tmp_path, monkeypatch):
     (tmp_path / "m06_tiling.ipynb").write_text("{}", encoding="utf-8")
     assert gating.checkpoint_link("m06_tiling", tmp_path) == "m06_tiling.ipynb"     # an exported notebook folder
     monkeypatch.setenv("COLAB_RELEASE_TAG", "x")
-    monkeypatch.setattr(gating, "_repository_url", lambda: "https://github.com/o/r")
+    from course import notebook_export
+
+    monkeypatch.setattr(notebook_export, "load_settings",
+                        lambda: notebook_export.Settings(repo_url="https://github.com/o/r", branch="main", site_url=""))
     assert gating.checkpoint_link("m06_tiling", tmp_path / "nothing") == \
         "https://colab.research.google.com/github/o/r/blob/main/notebooks/m06_tiling.ipynb"
     decision = gating.decide(7, strict(), None)
