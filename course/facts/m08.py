@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from course.facts import Facts, quiz_text
 from course.facts.recorded_sass import sass
 from course.page import recorded
+from kernels import devices
 from kernels.record import DATA_DIR
 from kernels.variants import LEVEL4_BOUNDS_1, LEVEL4_BOUNDS_2, level4_old_loop
 from sims import pipeline, roofline
@@ -80,12 +81,48 @@ f.set("occ_blocks", occupancy_level4.blocks_per_sm, "d")
 f.set("occ_smem_blocks", occupancy_level4.limits["smem"], "d")
 
 
+H100 = devices.PROFILES["H100"]
+f.set("h100_smem_kib", H100.smem_per_sm // 1024, "d")
+
+
+def _h100_occupancy_pct(registers: int) -> float:
+    """Theoretical occupancy of a 256-thread block on the H100 (kernels.devices, the course's one rule)."""
+    blocks = devices.occupancy(H100, 256, registers, 0)["blocks_per_sm"]
+    return 100 * blocks * 8 / (H100.max_threads_per_sm // 32)
+
+
 @f.claims
 def register_and_occupancy_budget(check):
     check(max(registers_level3, registers_level4) <= 128 and registers_level4 > registers_level3,
           "본문: 둘 다 128개 이하, Level 4가 더 많다")
     check(occupancy_level3.occupancy_pct == occupancy_level4.occupancy_pct == 25.0, "본문: 둘 다 이론 점유율 25%")
     check(smem_level4 == 2 * smem_level3 == 16384, "본문: 공유 메모리 8,192 → 16,384 B")
+    check(registers_level3 + 8 <= 128, "본문: Level 3의 레지스터에 8개를 더해도 128개 경계 안")
+    check(2 * (smem_level4 + H100.smem_reserved_per_block) < H100.smem_per_sm
+          and devices.occupancy(H100, 256, registers_level4, smem_level4)["limiter"] == "registers",
+          "본문: H100에서는 공유 메모리가 블록 수를 제한하지 않는다 (제한 요인은 레지스터)")
+    # 사전 복습 3: 81–128 registers give 2 blocks (25%) on the H100, 80 gives more, 129 and 130 one block (12.5%)
+    check(all(_h100_occupancy_pct(r) == 25.0 for r in range(81, 129)) and _h100_occupancy_pct(80) > 25.0
+          and _h100_occupancy_pct(129) == _h100_occupancy_pct(130) == 12.5,
+          "사전 복습 3: H100에서 레지스터 81–128개는 25%, 96과 120도 25%, 129개부터 12.5%")
+    # 핵심 정리: the 128-register boundary is two blocks against one on every GPU the course lists
+    check(all(devices.occupancy(d, 256, registers_level4, smem_level4)["blocks_per_sm"] == 2
+              and devices.occupancy(d, 256, 130, smem_level4)["blocks_per_sm"] == 1 for d in devices.PROFILES.values()),
+          "핵심 정리: 128개 이하면 SM당 두 블록, 넘으면 한 블록 (강좌가 다루는 모든 GPU)")
+
+
+@f.claims
+def module7_padded_variant(check):
+    """'모듈 7은 행을 129 float로 한 칸씩 패딩한 Level 3 변형(FMA를 인라인 PTX로)을 재어, LDS.128 일부가 더 좁은
+    로드로 쪼개지고 2048³과 4096³에서 기본 커널보다 느린 것을 보았습니다' (shared-buffers)."""
+    padded = sass.summarize(LEVEL3 + "_padded", "sm_90")
+    base = sass.summarize(LEVEL3, "sm_90")
+    check(0 < padded.lds_widths.get("128", 0) < base.lds_widths.get("128", 0)
+          and set(padded.lds_widths) - {"128"}, "본문: 패딩 변형에서 LDS.128 일부가 더 좁은 로드로 쪼개진다")
+    check(all(bench.at(LEVEL3 + "_padded", n)["median_ms"] > bench_rows[(LEVEL3, n)]["median_ms"] for n in (2048, 4096)),
+          "본문: 패딩 변형은 2048³과 4096³에서 기본 커널보다 느리다")
+    from kernels import registry
+    check(registry.get(LEVEL3 + "_padded").static_smem == 2 * 8 * 129 * 4, "본문: 패딩 변형의 행은 129 float")
 
 
 # ============================================= recorded Nsight Compute profiles (profiles.json, 4096³)
@@ -182,8 +219,14 @@ for tag, kernel in (("rb", LEVEL3), ("db", LEVEL4)):
     f.set(f"per_sm_{tag}_1024", bench_rows[(kernel, 1024)]["gflops"] / waves[1024].busy_sms / _per_sm_peak * 100, ".0f")
 
 
+f.set("pk_rb_4096", bench_rows[(LEVEL3, 4096)]["pct_peak"], ".0f")
+
+
 @f.claims
 def grid_fill(check):
+    check(bench_rows[(LEVEL3, 4096)]["pct_peak"] > bench_rows[(LEVEL3, 1024)]["gflops"] / waves[1024].busy_sms
+          / _per_sm_peak * 100 + 10,
+          "본문: Level 3의 SM 하나는 블록 둘로 도는 4096³에서 블록 하나로 도는 1024³보다 자기 최대에 더 가깝다")
     check(2 * waves[1024].blocks < SM_COUNT, "본문: 1024³은 블록이 SM의 절반도 안 된다")
     check(min(waves[2048].blocks, waves[4096].blocks) >= 1.9 * SM_COUNT and occupancy_level4.blocks_per_sm == 2,
           "본문: 2048³과 4096³에서는 거의 모든 SM에 블록이 둘씩")
@@ -288,6 +331,16 @@ def loop_events(kernel: str, variant: str | None = None) -> LoopEvents:
     return LoopEvents(ffma, tuple(events))
 
 
+def _lds_positions_of(loop_instructions: list[str]) -> list[int]:
+    """FFMA count before each LDS of a main loop."""
+    positions, ffma = [], 0
+    for instruction in loop_instructions:
+        ffma += opcode(instruction).startswith("FFMA")
+        if opcode(instruction).startswith("LDS"):
+            positions.append(ffma)
+    return positions
+
+
 loop_level3, loop_level4 = loop_events(LEVEL3), loop_events(LEVEL4)
 _ldg_level4, _sts_level4 = loop_level4.first("LDG"), loop_level4.first("STS")
 # Each of the SM's 4 schedulers issues the FFMAs between the load and its STS for each of its warps in turn.
@@ -357,20 +410,43 @@ def old_loop_and_the_two_changes(check):
     check(sass_peeled_only.registers > 128 and sass_level4.registers <= 128 and sass_level4.spills == 0,
           "본문: 꼬리만 빼면 레지스터가 128개를 넘고, 배포본은 128개 이하에 스필 없음")
     check(peeled.first("LDG") < _ldg_level4, "본문: 한도를 주면 로드가 조금 늦게 나간다")
+    check(_sts_level4 - _ldg_level4 < peeled.first("STS") - peeled.first("LDG"),
+          "본문: 한도를 주면 a, b가 살아 있는 구간(LDG에서 STS까지)이 짧아진다")
 
 
-def _lds_positions(loop_instructions: list[str]) -> list[int]:
-    """FFMA count before each LDS of a main loop."""
-    positions, ffma = [], 0
-    for instruction in loop_instructions:
-        ffma += opcode(instruction).startswith("FFMA")
-        if opcode(instruction).startswith("LDS"):
-            positions.append(ffma)
-    return positions
+_lds_old_loop = _lds_positions_of(sass.main_loop(LEVEL4, "sm_90", OLD_LOOP))
+_lds_shipped = _lds_positions_of(sass.main_loop(LEVEL4, "sm_90"))
 
 
-_lds_level3 = _lds_positions(sass.main_loop(LEVEL3, "sm_90"))
-_lds_level4 = _lds_positions(sass.main_loop(LEVEL4, "sm_90"))
+@f.claims
+def old_loop_differs_in_more_than_the_loads(check):
+    """'다른 것은 루프 본문의 분기 하나와, 그 때문에 컴파일러가 다르게 짠 명령의 배치입니다 ... LDS의 자리도 같지
+    않습니다': the old loop and the shipped one have the same registers, barriers and LDS count, but not the same
+    LDS positions, so the measured 21% is not the load position's alone."""
+    check(sass_old_loop.registers == sass_level4.registers and loop_old.count("BAR") == loop_level4.count("BAR") == 1,
+          "본문: 두 커널은 레지스터 수와 배리어 수가 같다")
+    check(len(_lds_old_loop) == len(_lds_shipped) == 32 and _lds_old_loop != _lds_shipped,
+          "본문: 이전 판과 배포본은 LDS의 자리도 다르다")
+
+
+@f.absence("로드의 자리 몫만 따로 잰 값은 기록에 없습니다")
+def load_position_share_not_measured(check):
+    level4_variants = {r["variant"] for r in variants_record["rows"] if r["variant"].startswith("level4")}
+    check(level4_variants == {"level4_old_loop", "level4_old_loop_lb2"},
+          f"본문: variants.json의 Level 4 변형은 이전 판 루프 둘뿐이다 ({sorted(level4_variants)})")
+    check(_lds_old_loop != _lds_shipped, "본문: 그 두 변형은 로드의 자리 말고 LDS의 자리도 배포본과 다르다")
+
+
+@f.absence("그 몫만 따로 잰 것은 아닙니다")
+def inter_warp_overlap_not_isolated(check):
+    check(sass_old_loop.registers != sass_level3.registers,
+          "왜 이것이 작동하는가?: 이전 판과 Level 3은 배리어 수 말고 레지스터 수도 다르다")
+    check(not any(r["variant"].startswith("level3") and "barrier" in r["variant"] for r in variants_record["rows"]),
+          "왜 이것이 작동하는가?: 배리어 하나만 뺀 Level 3 변형은 variants.json에 없다")
+
+
+_lds_level3 = _lds_positions_of(sass.main_loop(LEVEL3, "sm_90"))
+_lds_level4 = _lds_positions_of(sass.main_loop(LEVEL4, "sm_90"))
 
 
 @f.claims
@@ -394,6 +470,28 @@ def quiz_numbers(check):
     check(gain[1024] > max(gain[2048], gain[4096]) and 2 * waves[1024].blocks < SM_COUNT
           and f"{waves[1024].blocks}개" in q8, "퀴즈 m08-q08: 블록 64개뿐인 1024³에서 이득이 가장 컸다")
     check(smem_level3 == 8192 and smem_level4 == 16384 and "16,384" in quiz_text(8, "m08-q03"), "퀴즈 m08-q03: 16,384 B")
+    smallest = min(devices.PROFILES.values(), key=lambda d: d.smem_per_sm)
+    a100 = devices.PROFILES["A100-40GB"]
+    two_blocks = 2 * (smem_level4 + max(d.smem_reserved_per_block for d in devices.PROFILES.values()))
+    check(smallest.name == "T4" and f"T4({smallest.smem_per_sm // 1024} KiB)" in q8
+          and f"A100 {a100.smem_per_sm // 1024} KiB" in q8 and f"H100 {H100.smem_per_sm // 1024} KiB" in q8
+          and two_blocks == 34 * 1024 and "34 KiB" in q8 and two_blocks < smallest.smem_per_sm,
+          "퀴즈 m08-q08: 두 블록(예약 몫 포함 34 KiB)이 SM당 공유 메모리가 가장 작은 T4(64 KiB)에도 들어간다")
+
+
+@f.claims
+def simulation_8_answers(check):
+    """The worked answers of simulation 8 (T_L = 600, T_C = 450, 8 tiles), from sims.pipeline."""
+    one = pipeline.double_buffer_schedule(600, 450, num_tiles=8, stages=1)
+    two = pipeline.double_buffer_schedule(600, 450, num_tiles=8, stages=2)
+    check(one.total_time == 8400 and one.steady_idle_per_tile == 600, "정답 1: 8,400사이클, 타일마다 600사이클 쉼")
+    check(two.total_time == 5250 and round(one.total_time / two.total_time, 2) == 1.6, "정답 2: 5,250사이클, 1.6배")
+    check(two.steady_idle_per_tile == 150 and two.steady_time_per_tile == 600 and one.steady_time_per_tile == 1050,
+          "정답 3: 유휴 150, 타일당 600 (버퍼 하나면 1,050)")
+    fast, faster = (pipeline.double_buffer_schedule(t, 450, num_tiles=8, stages=2) for t in (300, 150))
+    check(fast.steady_idle_per_tile == 0 and fast.steady_time_per_tile == faster.steady_time_per_tile == 450
+          and fast.total_time == 3900 and fast.total_time - faster.total_time == 300 - 150,
+          "정답 4: 타일당 450은 그대로이고, 총 시간(3,900)에서 줄어드는 것은 프롤로그의 T_L뿐")
 
 
 @f.claims
@@ -409,6 +507,9 @@ def quiz_simulation_8(check):
           and "로드끼리 겹치지 않는다" in q6 and "150사이클은 그대로다" in q6,
           "퀴즈 m08-q06: 로드끼리 겹치지 않으니 타일당 600사이클, 버퍼를 더 두어도 150사이클은 그대로")
     check("스테이지를 늘리거나" not in q6, "퀴즈 m08-q06: 이 모델에서 스테이지를 늘리라는 처방은 하지 않는다")
+    # Module 9's latency-bound ring with a third buffer: idle max(0, T_L - 2 T_C) = 0 < 150, because here T_L > T_C.
+    check("로드가 계산보다 길 때" in q6 and max(0, 600 - 2 * 450) < schedule.steady_idle_per_tile,
+          "퀴즈 m08-q06: 로드가 계산보다 긴 이 문제에서는 버퍼가 셋이면 두 모델의 답이 갈린다")
 
 
 # ===================================== cuBLAS's own spread between timing windows (benchmarks.json)
