@@ -97,6 +97,12 @@ f.set("dram_ai", dram_intensity, ".1f")
 f.set("dram_ai_gain", THREAD_BYTES / naive_profile["dram_bytes"], ".0f")    # = DRAM intensity ÷ 0.25
 f.set("dram_roof_tflops", dram_intensity * bench_provenance["bandwidth_gbs"] / 1000, ".1f")
 f.set("naive_tflops_4096", naive_bench[4096]["gflops"] / 1000, ".1f")
+f.set("l1_hit_pct", naive_profile["l1_hit_rate_pct"], ".1f")
+# The L1 reuse the text counts: a 32 B sector of A holds 8 consecutive k of one row (the same warp reads it in
+# the next 7 k-steps), and the same 64 B of B is read by the block's 8 warps at one k-step: 7 hits in 8 either way.
+SECTOR_FLOATS, WARPS_PER_BLOCK = 32 // 4, 16 * 16 // 32
+L1_HIT_MODEL_PCT = 100 * (SECTOR_FLOATS - 1) / SECTOR_FLOATS
+f.set("l1_hit_model_pct", L1_HIT_MODEL_PCT, ".1f")
 
 # Model from simulation 4 (sims.coalescing)
 f.set("model_spr", model_sectors.overall, ".2f")
@@ -121,6 +127,9 @@ def text_directions(check):
     check(l1_sector_bytes == THREAD_BYTES / 2, "본문: 스레드 요청에서 L1 섹터로 내려오며 절반이 된다 (브로드캐스트)")
     check(naive_profile["l1_hit_rate_pct"] > 80,
           "본문: A 섹터에 함께 실려 온 나머지 float는 다음 k 스텝들에서 L1 캐시 적중으로 받는다 (L1 적중률이 높다)")
+    check(SECTOR_FLOATS == WARPS_PER_BLOCK == 8 and abs(naive_profile["l1_hit_rate_pct"] - L1_HIT_MODEL_PCT) < 1.5,
+          "본문: A 섹터는 같은 워프가 다음 k 스텝 일곱 번에, B의 64 B는 블록의 워프 8개가 다시 읽어 8번에 7번 적중 "
+          "(87.5%), 측정한 L1 적중률과 맞는다")
     check(naive_profile["dram_read_bytes"] < 0.1 * l1_sector_bytes and naive_profile["dram_bytes"] > 50 * MIN_BYTES,
           "본문: DRAM까지 가는 읽기는 L1 섹터의 일부지만 최소량의 수십 배")
     check(naive_profile["mem_pct"] > 85 and naive_profile["dram_pct"] < 30,
@@ -141,6 +150,16 @@ def text_directions(check):
           "본문: DRAM 기준 산술 강도도 꺾임점보다 낮아 루프라인만 보면 DRAM 한계여야 하지만, DRAM 처리량은 낮다")
 
 
+@f.claims
+def fp32_lanes_named(check):
+    """The sentence under the results table: FP32 lanes per SM are 64 on sm_80 (A100) and 128 on sm_90 (H100),
+    the course's table (kernels.device.FP32_LANES_PER_SM), and the recorded H100 used 128."""
+    from kernels.device import fp32_lanes
+
+    check(fp32_lanes((8, 0)) == 64 and fp32_lanes((9, 0)) == 128 == bench_provenance["fp32_lanes_per_sm"],
+          "본문: SM당 FP32 레인은 sm_80(A100) 64개, sm_90(H100) 128개")
+
+
 WARPS_PER_SMSP = 16    # H100 (sm_90): 64 resident warps per SM over 4 schedulers
 
 
@@ -154,6 +173,13 @@ def stall_unit(check):
 
 
 naive_sass = sass.summarize("sgemm_naive", "sm_90")     # book/data/sass_facts.json (recorded SASS)
+naive_loop_loads = [inst for inst in sass.main_loop("sgemm_naive", "sm_90") if inst.startswith("LDG")]
+
+
+def _address(load: str) -> tuple[str, int]:
+    """(base register, immediate offset) of an LDG's address operand, e.g. desc[UR6][R12.64+-0x8] -> ("R12", -8)."""
+    m = re.search(r"\]\[(R\d+)\.64(?:\+(-?)0x([0-9a-f]+))?\]", load)
+    return m.group(1), (-1 if m.group(2) else 1) * int(m.group(3) or "0", 16)
 
 
 @f.claims
@@ -166,6 +192,17 @@ def sass_listing(check):
     check(not naive_sass.lds_widths and not naive_sass.sts_widths, "본문: 공유 메모리 명령(LDS, STS)이 없다")
     check(naive_sass.counts.get("LDG.E") == 1 and ab_loads == 2 * (naive_sass.ffma - 1),
           "본문: 펼쳐도 FFMA 하나에 로드 둘 (에필로그의 C 읽기와 FFMA 하나를 빼면)")
+    addresses = [_address(load) for load in naive_loop_loads]
+    by_base = {}
+    for base, offset in addresses:
+        by_base.setdefault(base, []).append(offset)
+    a_base = max(by_base, key=lambda b: len(by_base[b]))
+    a_offsets = sorted(by_base[a_base])
+    b_offsets = [o for base, offs in by_base.items() if base != a_base for o in offs]
+    check(len(a_offsets) == len(naive_loop_loads) // 2 and all(y - x == 4 for x, y in zip(a_offsets, a_offsets[1:]))
+          and set(b_offsets) == {0},
+          "본문: 주 루프에서 A의 로드 절반은 주소 레지스터 하나에 4 B씩 다른 오프셋, B의 로드는 오프셋 없이 "
+          "펼친 바퀴마다 계산한 주소 레지스터 (간격 ldb·4 B는 실행할 때에야 정해진다)")
     widths = {op for op in naive_sass.counts if op.startswith("LDG")}
     check(widths == {"LDG.E", "LDG.E.CONSTANT"} and naive_sass.ldg_128 == 0 and 2 / (2 * 4) == 0.25,
           "본문(진짜 원인 2): 로드가 모두 4 B짜리 32비트 LDG라 FMA 하나(2 FLOP)의 8 B가 로드 명령 둘이 된다")
@@ -194,13 +231,17 @@ def quiz_numbers(check):
     # Level 3 cuts them.
     level2, level3 = _profiles["sgemm_tiled"], _profiles["sgemm_register_blocking"]
     quoted = (f"({naive_profile['dram_bytes'] / 1e9:.2f} → {level2['dram_bytes'] / 1e9:.2f} GB)",
-              f"DRAM 바이트는 {level3['dram_bytes'] / 1e9:.2f} GB")
+              f"DRAM 바이트는 {level3['dram_bytes'] / 1e9:.2f} GB",
+              f"(그 경로가 {level2['l1_lsu_wavefronts_pct']:.0f}% 바빴다)",
+              f"DRAM은 {level2['dram_pct']:.0f}%만 바빠")
     for q in quoted:
         check(q in " ".join(q8.split()), f"퀴즈 m04-q08: 다음 레벨의 기록 '{q}'")
     check(naive_profile["dram_bytes"] < level2["dram_bytes"] < 1.1 * naive_profile["dram_bytes"]
           and bench.at("sgemm_tiled", N4)["median_ms"] > bench.at("sgemm_coalesced", N4)["median_ms"]
           and level3["dram_bytes"] < 0.1 * naive_profile["dram_bytes"],
           "퀴즈 m04-q08: 타일링(Level 2)은 DRAM 바이트를 줄이지 못하고 Level 1보다 느리다; Level 3이 줄인다")
+    check(level2["l1_lsu_wavefronts_pct"] > 90 and level2["dram_pct"] < 35,
+          "퀴즈 m04-q08: Level 2가 Level 1보다 느린 것은 포화된 L1/공유 메모리 경로 탓이고 DRAM(한가함) 탓이 아니다")
     check(f"{naive_profile['sectors_per_request']:.1f}" == "2.0" and "2.0으로" in quiz_text(4, "m04-q05"),
           "퀴즈 m04-q05: 요청당 섹터 2.0")
 

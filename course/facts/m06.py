@@ -131,6 +131,7 @@ f.set("dram_pct_tiled", tiled_profile["dram_pct"], ".0f")
 f.set("mem_pct_tiled", tiled_profile["mem_pct"], ".0f")
 f.set("sm_pct_tiled", tiled_profile["sm_pct"], ".0f")
 f.set("issue_active_tiled", tiled_profile["issue_active_pct"], ".0f")
+f.set("fma_pipe_tiled", tiled_profile["fma_pipe_pct"], ".0f")
 for key, reason in (("st_ls", "Long Scoreboard"), ("st_mio", "MIO Throttle"), ("st_bar", "Barrier"),
                     ("st_short", "Short Scoreboard"), ("st_wait", "Wait")):
     f.set(key, tiled_profile["stalls"][reason], ".1f")
@@ -210,6 +211,49 @@ def profile_directions(check):
     pct_naive, pct_tiled = naive["l1_lsu_wavefronts_pct"], tiled["l1_lsu_wavefronts_pct"]
     check(abs(pct_naive / pct_tiled - 1) < 0.02,
           "본문: 두 커널이 L1 데이터 경로를 거의 같은 비율로 쓰니, 바쁜 시간의 비가 속도 향상과 같은 것은 그 사실에서 나온다")
+
+
+@f.claims
+def what_fills_the_path(check):
+    """The stall section's 정리 and the 다음 단계 paragraph: the path is filled mainly by the shared-memory reads that
+    come with every FFMA, and it counts wavefronts, not instructions (the column walk issues the same reads and is
+    slower); the shared-memory side fills first (path nearly saturated, FMA pipe far from it)."""
+    tiled, colwalk = tiled_profile, colwalk_profile
+    check(colwalk["smem_ld_instructions"] == tiled["smem_ld_instructions"]
+          and colwalk["smem_ld_wavefronts"] > 3 * tiled["smem_ld_wavefronts"]
+          and colwalk["stalls"]["MIO Throttle"] > 5 * tiled["stalls"]["MIO Throttle"]
+          and median_ms["sgemm_tiled_colwalk"] > 2 * median_ms["sgemm_tiled"],
+          "본문: 열 걷기는 읽기 명령 수가 기본형과 같은데 웨이브프론트가 늘어 MIO Throttle이 치솟고 시간이 몇 배")
+    check(tiled["smem_ld_wavefronts"] > tiled["smem_st_wavefronts"] + tiled["global_ld_sectors"],
+          "본문: 경로를 채우는 것은 주로 공유 메모리 읽기 (읽기 웨이브프론트가 저장 웨이브프론트와 글로벌 로드 섹터를 합친 것보다 많다)")
+    check(tiled["l1_lsu_wavefronts_pct"] > 90 and tiled["fma_pipe_pct"] < 25,
+          "본문(다음 단계): L1/공유 메모리 경로는 거의 포화인데 FMA 파이프는 한가하다 (공유 메모리 쪽이 먼저 막힘)")
+
+
+@f.claims
+def stores_beyond_the_model(check):
+    """Simulation 6: what Nsight measures above the store model (1 per store unpadded, 2 padded) is counted by Nsight
+    as store bank conflicts, also in the unpadded kernel whose stores the model finds conflict-free."""
+    for profile, model in ((tiled_profile, 1), (padded_profile, 2)):
+        excess = profile["smem_st_wavefronts"] - model * profile["smem_st_instructions"]
+        counted = profile["smem_st_bank_conflicts"] - (model - 1) * profile["smem_st_instructions"]
+        check(0 < excess < 0.1 * profile["smem_st_instructions"] and abs(counted - excess) < 0.01 * excess,
+              f"본문: 모델보다 많은 저장 웨이브프론트를 Nsight가 저장 뱅크 충돌로 센다 ({profile['kernel']})")
+    check(model_wavefronts("store [ty][tx]", 0) == 1 and tiled_profile["smem_st_bank_conflicts"] > 0,
+          "본문: 모델이 충돌 없음을 예측한 기본형에서도 저장 충돌 카운터가 0이 아니다")
+
+
+@f.absence("블록 모양만 바꿔 DRAM 바이트를 잰 기록은 없어")
+def no_block_shape_experiment(check):
+    """The Level 1 DRAM sentence: the block shape (16×64 vs 16×16) is a likely account, but no profile changes the
+    block shape alone (every Level 1/2 entry of profiles.json keeps its kernel's own block tile)."""
+    entries = list(profile_record["kernels"]) + list(profile_record.get("reference", []))
+    for supplement in profile_record.get("supplements", []):
+        entries += supplement.get("same_run", [])
+    family = [e for e in entries if e["kernel"].startswith(("sgemm_coalesced", "sgemm_tiled", "sgemm_naive"))]
+    check(all(not e.get("defines") and e.get("block_size", 256) == 256 for e in family)
+          and {e["kernel"] for e in family if e["kernel"].startswith("sgemm_coalesced")} == {"sgemm_coalesced"},
+          "profiles.json에 Level 1의 블록 모양만 바꾼 변형(또는 define을 준 Level 0–2 프로파일)이 없다")
 
 
 @f.claims
@@ -400,6 +444,19 @@ def quiz_q08_numbers(check):
                    f"({naive_profile['dram_bytes'] / 1e9:.2f} → {tiled_profile['dram_bytes'] / 1e9:.2f} GB로 오히려"):
         check(quoted.replace("\n", " ") in " ".join(q8.split()), f"퀴즈 m06-q08: 기록·원 자료와 맞는 값 '{quoted}'")
     check(f"차이는 {100 / 4.0:.0f}배가 아니라 {A100.ridge_ai / 4.0:.1f}배" in q8, "퀴즈 m06-q08: 100/4 = 25배, 9.6/4 = 2.4배")
+    # Item 1 and rubric 3: instructions follow from the widths (LDS.128 for As, 4-byte Bs), not from the 0.25 FLOP/B.
+    n128, n32 = base_sass.lds_widths.get("128", 0), base_sass.lds_widths.get("32", 0)
+    lds_per_ffma = tiled_profile["smem_ld_instructions"] / (tiled_profile["ffma_instructions"] / 32)
+    flat = " ".join(q8.split())
+    for quoted in (f"FFMA {TILE}개마다 LDS {n128 + n32}개(FFMA 하나당 {lds_per_ffma:.2f}개)",
+                   f"FMA 파이프는 {tiled_profile['fma_pipe_pct']:.0f}%만 바빴다",
+                   f"FFMA {TILE}개마다 LDS {n128 + n32}개)"):
+        check(quoted in flat, f"퀴즈 m06-q08: 명령 수는 폭에서 '{quoted}'")
+    check(4 * n128 == TILE and n32 == TILE and lds_per_ffma == (n128 + n32) / TILE,
+          "퀴즈 m06-q08: As는 LDS.128(네 값씩), Bs는 4 B씩이라 FFMA 16개마다 LDS 20개, Nsight의 FFMA당 LDS와 같다")
+    check(tiled_profile["achieved_occupancy_pct"] > 95 and tiled_profile["l1_lsu_wavefronts_pct"] > 90
+          and tiled_profile["fma_pipe_pct"] < 25,
+          "퀴즈 m06-q08: 점유율은 이미 최대, 경로는 포화, FMA 파이프는 한가 (워프가 넉넉하다는 말은 쓰지 않는다)")
     check(tiled_profile["dram_bytes"] > naive_profile["dram_bytes"] and tiled_profile["achieved_occupancy_pct"] > 95,
           "퀴즈 m06-q08: DRAM 바이트는 줄지 않았고, 점유율은 거의 100%")
 

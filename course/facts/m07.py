@@ -11,6 +11,7 @@ import re
 from course.facts import Facts, quiz_text
 from course.facts.recorded_sass import sass
 from course.page import recorded
+from kernels import devices
 from kernels.record import DATA_DIR
 from sims import outer_product, roofline
 from sims import warp_tiling                # the same wave model module 11 uses
@@ -136,6 +137,41 @@ f.set("occ_rb_blocks", level3_occupancy.blocks_per_sm, "d")
 f.set("occ_rb_warps", level3_occupancy.active_warps, "d")
 f.set("occ_rb_pct", level3_occupancy.occupancy_pct, ".0f")
 f.set("occ_rb_regs_per_warp", level3_occupancy.registers_per_warp, ",d")
+
+# The same block on the other GPU classes the course lists (kernels.devices): always 2 blocks, limited by registers,
+# while the warps an SM holds differ (64 on sm_80/sm_90, 48 on sm_86/sm_89, 32 on the T4's sm_75).
+OTHER_GPUS = {"sm75": "T4", "sm86": "RTX3090", "sm89": "L4"}
+
+
+def device_occupancy(name: str) -> tuple[dict, float]:
+    limits = devices.profile(name)
+    row = bench_4096[LEVEL3_KERNEL]
+    occ = devices.occupancy(limits, 256, row["registers"], row["smem_static"])
+    return occ, 100 * occ["blocks_per_sm"] * 8 / (limits.max_threads_per_sm // 32)
+
+
+for key, name in OTHER_GPUS.items():
+    f.set(f"occ_{key}", device_occupancy(name)[1], ".1f")
+
+
+@f.claims
+def occupancy_on_other_gpus(check):
+    """The sentence on the other GPU classes (kernels.devices): the same two blocks give 33.3% on sm_86 and sm_89 and
+    50% on the T4; registers set the block count on every listed GPU."""
+    for name in devices.PROFILES:
+        occ, _ = device_occupancy(name)
+        check(occ["blocks_per_sm"] == 2 and occ["limiter"] == "registers",
+              f"본문: {name}에서도 Level 3은 SM당 2블록이고 레지스터가 블록 수를 정한다")
+    expected = {"sm75": (32, 50.0), "sm86": (48, 100 / 3), "sm89": (48, 100 / 3)}
+    for key, name in OTHER_GPUS.items():
+        limits = devices.profile(name)
+        warps, pct = expected[key]
+        check(limits.arch == "sm_" + key[2:] and limits.max_threads_per_sm // 32 == warps
+              and abs(device_occupancy(name)[1] - pct) < 0.05,
+              f"본문: {name}({limits.arch})는 SM당 워프 {warps}개라 2블록이 {pct:.1f}%")
+    check(all(devices.PROFILES[n].max_threads_per_sm == 2048 for n in ("H100", "A100-40GB")),
+          "본문: SM당 최대 64워프는 H100과 A100의 값")
+
 
 # The source material's "90 registers → 34.4%, 104 → 29.7%": warps counted one by one (register file ÷
 # (registers × 32), rounded down, over 64 warps), ignoring that a block of 8 warps is placed whole.
@@ -281,6 +317,52 @@ f.set("fill_gain_1024", fill_gain, ".1f")
 f.set("per_sm_gain_1024", per_sm_gain, ".1f")
 
 
+# Blocks per SM, not the length of K: the shape record (shapes.json, another session) holds Level 3 on shapes
+# that separate the two (64 blocks with 16× the K of 1024³; 4,096 blocks with K = 1024).
+shape_record = json.loads((DATA_DIR / "shapes.json").read_text(encoding="utf-8"))
+SHAPE_SMS = shape_record["sm_count"]
+shape_rows = {(r["M"], r["N"], r["K"]): r for r in shape_record["rows"] if r["kernel"] == LEVEL3_KERNEL}
+
+
+def shape_per_sm_pct(shape) -> float:
+    """Level 3's rate on `shape` (shapes.json) per working SM, in % of one SM's FP32 peak."""
+    m, n, _ = shape
+    busy = warp_tiling.waves(m, n, 128, 128, SHAPE_SMS, level3_occupancy.blocks_per_sm).busy_sms
+    return shape_rows[shape]["gflops"] / busy / (shape_record["peak_gflops"] / SHAPE_SMS) * 100
+
+
+def _shape_text(shape) -> str:
+    return "×".join(str(d) for d in shape)
+
+
+LONG_K = max((s for s in shape_rows if s[0] == s[1] == 1024 and s[2] > 1024), key=lambda s: s[2])
+SHORT_K = max((s for s in shape_rows if s[2] == 1024 and s[0] == s[1] > 1024), key=lambda s: s[0])
+f.set("long_k_shape", _shape_text(LONG_K))
+f.set("long_k_factor", LONG_K[2] // 1024, "d")
+f.set("long_k_blocks", warp_tiling.waves(LONG_K[0], LONG_K[1], 128, 128, SHAPE_SMS, 2).blocks, "d")
+f.set("long_k_per_sm", shape_per_sm_pct(LONG_K), ".0f")
+f.set("short_k_shape", _shape_text(SHORT_K))
+f.set("short_k", SHORT_K[2], "d")
+f.set("short_k_blocks", warp_tiling.waves(SHORT_K[0], SHORT_K[1], 128, 128, SHAPE_SMS, 2).blocks, ",d")
+f.set("short_k_per_sm", shape_per_sm_pct(SHORT_K), ".0f")
+f.set("shapes_per_sm_1024", shape_per_sm_pct((1024, 1024, 1024)), ".0f")
+f.set("shapes_per_sm_4096", shape_per_sm_pct((4096, 4096, 4096)), ".0f")
+
+
+@f.claims
+def blocks_not_k(check):
+    """The sentence that the per-SM gap of 1024³ comes from one block per SM, not from the short K loop."""
+    per = {s: shape_per_sm_pct(s) for s in (LONG_K, SHORT_K, (1024, 1024, 1024), (4096, 4096, 4096))}
+    long_blocks = warp_tiling.waves(LONG_K[0], LONG_K[1], 128, 128, SHAPE_SMS, 2).blocks
+    short_blocks = warp_tiling.waves(SHORT_K[0], SHORT_K[1], 128, 128, SHAPE_SMS, 2).blocks
+    check(shape_record["device"] == bench_provenance["device"] and LONG_K[2] >= 8 * 1024 and long_blocks < SHAPE_SMS
+          and short_blocks >= 2 * SHAPE_SMS, "본문: K가 몇 배 긴 모양은 블록이 SM보다 적고, K가 짧은 모양은 블록이 넉넉하다")
+    check(per[LONG_K] < per[(4096, 4096, 4096)] - 10 and per[LONG_K] < per[(1024, 1024, 1024)] + 5,
+          "본문: K가 16배 길어도 SM마다 블록 하나면 SM 하나의 속도는 1024³처럼 낮다")
+    check(per[SHORT_K] > per[(4096, 4096, 4096)] - 3 and per[SHORT_K] > per[(1024, 1024, 1024)] + 10,
+          "본문: K가 1024로 짧아도 SM마다 블록 둘이면 SM 하나의 속도는 4096³만큼 높다")
+
+
 @f.claims
 def small_matrices(check):
     """The section on 1024³ and 2048³: grid fill, waves and what each loss costs."""
@@ -411,6 +493,8 @@ def nsight_level3(check):
     check(rb["sectors_per_request"] == 16, "본문: 글로벌 로드는 요청당 16섹터 (완전히 코얼레싱된 128비트)")
     check(2 * N4 ** 3 / rb["dram_bytes"] > 5 * roofline.ai_block_global(128, 128) == 5 * 32,
           "본문: 실제 DRAM 바이트는 모델 (ii)보다 훨씬 적다 (측정 DRAM 기준 산술 강도가 32의 몇 배)")
+    check(rb["global_ld_sectors"] * 32 == 2 * N4 ** 3 / 32 and rb["l1_hit_rate_pct"] < 5 and rb["l2_hit_rate_pct"] > 80,
+          "본문: 요청한 바이트는 모델 (ii) 그대로이고 L1은 거의 놓치며, 줄여 준 것은 L2 (L2 적중률이 높다)")
     check(rb["ffma_instructions"] == l2["ffma_instructions"] and l2["instructions"] > 3 * rb["instructions"],
           "본문: FFMA 수는 같고 전체 명령 수는 Level 2가 몇 배")
     ffma_share = {key: p["ffma_instructions"] / 32 / p["instructions"] for key, p in (("rb", rb), ("l2", l2))}
@@ -456,6 +540,42 @@ def _store_wavefronts(pitch):
     return sum(waves) / len(waves)
 
 
+def _store_conflicts_model(pitch):
+    """Conflicts the store model predicts per warp and K tile: wavefronts above one per 32-bit store and above
+    four per STS.128 (a 512-byte store takes four even without a conflict)."""
+    lanes = range(32)
+    extra = sum(_busiest([((t % 2) * 4 + i) * pitch + t // 2 for t in lanes]) - 1 for i in range(4))
+    starts = [(t % 32) * 4 for t in lanes]
+    if pitch % 4 == 0:
+        return extra + _busiest([w + j for w in starts for j in range(4)]) - 4
+    return extra + sum(_busiest([w + j for w in starts]) - 1 for j in range(4))
+
+
+def store_excess(profile, pitch):
+    """(measured − modelled) store wavefronts and (counted − modelled) store conflicts, per warp and K tile."""
+    model_wf = _store_wavefronts(pitch) * profile["smem_st_instructions"] / WARP_K_TILES
+    return (profile["smem_st_wavefronts"] / WARP_K_TILES - model_wf,
+            profile["smem_st_bank_conflicts"] / WARP_K_TILES - _store_conflicts_model(pitch))
+
+
+f.set("st_excess_rb", store_excess(level3_profile, 128)[0], ".1f")
+f.set("st_excess_pad", store_excess(padded_profile, 129)[0], ".1f")
+
+
+@f.claims
+def store_excess_is_counted_as_conflicts(check):
+    """The sentence on what the store model does not explain: in both kernels (and at pitch 132) the wavefronts
+    above the model equal the conflicts Nsight counts above the model's, and the kernel's stores are the tile
+    stash only (so no other store is mixed in)."""
+    for profile, pitch in ((level3_profile, 128), (padded_profile, 129), (pitch132_profile, 132)):
+        wf, conf = store_excess(profile, pitch)
+        check(0 < wf < 2 and abs(wf - conf) < 0.05 * wf,
+              f"본문: 모델보다 많은 스토어 웨이브프론트를 Nsight가 스토어 충돌로도 센다 (행 간격 {pitch})")
+    check(level3_profile["smem_st_instructions"] / WARP_K_TILES == sum(level3_sass.sts_widths.values())
+          and padded_profile["smem_st_instructions"] / WARP_K_TILES == sum(padded_sass.sts_widths.values()),
+          "본문: 두 커널의 공유 메모리 스토어는 타일을 옮겨 담는 명령뿐이다 (Nsight의 스토어 수 = SASS의 STS 수)")
+
+
 @f.claims
 def padding_lesson(check):
     """The section on the +1 padded variant (pitch 129) against the base kernel, and the pitch-132 store model."""
@@ -490,6 +610,7 @@ def padding_lesson(check):
 BOUNDS_3 = sass.variant("rb_launch_bounds_3", SOURCE, lambda text: text.replace(
     "__launch_bounds__(rb::THREADS)", "__launch_bounds__(rb::THREADS, 3)"))
 bounds3_sass = sass.summarize(LEVEL3_KERNEL, "sm_90", variant=BOUNDS_3)
+bounds3_loop = sass.main_loop(LEVEL3_KERNEL, "sm_90", variant=BOUNDS_3)    # where its spills land
 
 
 @f.claims
@@ -503,6 +624,10 @@ def quiz_numbers(check):
           "퀴즈 m07-q07: 기본 커널 104개, (256, 3)이면 80개")
     check(f"{bounds3_sass.stack} B의 스택" in q7 and f"{bounds3_sass.spills}개" in q7 and bounds3_sass.spills > 0,
           "퀴즈 m07-q07: (256, 3)이면 스택 144 B, LDL/STL 222개")
+    check("가장 안쪽 루프에 메모리 접근을 끼워 넣는다" in q7
+          and sum(inst.startswith(("LDL", "STL")) for inst in bounds3_loop) > 0
+          and sum(inst.startswith("FFMA") for inst in bounds3_loop) == MICRO_FFMA,
+          "퀴즈 m07-q07: (256, 3)의 스필 LDL/STL은 외적이 도는 주 루프 안에 있다")
     check(f"{regs[LEVEL3_KERNEL]}개" in q8 and f"{regs[PADDED_KERNEL]}개" in q8, "퀴즈 m07-q08: 기본 커널 104개, 패딩 변형 127개")
     q3 = quiz_text(7, "m07-q03")
     check(bench_4096[PADDED_KERNEL]["smem_static"] == 8256 and "8,256" in q3, "퀴즈 m07-q03: 패딩 변형 8,256 B")

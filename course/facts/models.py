@@ -157,6 +157,26 @@ f.set("ls_top_opcodes", " · ".join(sorted(_by_opcode, key=lambda op: -_by_opcod
 f.set("depbar", _vec["depbar"][0]["instruction"])
 
 
+# Not Selected is counted in issue-active cycles only: Level 3 (module 7) has it as its largest stall while a third
+# of its cycles issue nothing. Eligible warps per cycle = issue-active share × (1 + Not Selected) (module 10).
+_l3 = profile_of[L3_KERNEL]
+L3_READY = _l3["issue_active_pct"] / 100 * (1 + _l3["stalls"]["Not Selected"])
+f.set("l3_not_selected", _l3["stalls"]["Not Selected"], ".2f")
+f.set("l3_issue", _l3["issue_active_pct"], ".1f")
+f.set("l3_idle", 100 - _l3["issue_active_pct"], ".1f")
+f.set("l3_ready", L3_READY, ".2f")
+
+
+@f.claims
+def not_selected_is_not_plenty(check):
+    """The stall table's Not Selected row and the paragraph after it: the largest stall of Level 3 is Not Selected
+    while many cycles issue nothing, and the mean eligible warps per cycle is above one (readiness bunched)."""
+    stalls = {k: v for k, v in _l3["stalls"].items() if k != "Selected"}
+    check(max(stalls, key=stalls.get) == "Not Selected" and 100 - _l3["issue_active_pct"] > 30,
+          "모델 페이지: Level 3은 Not Selected가 가장 큰 스톨인데 명령을 내지 못한 사이클이 30%를 넘는다")
+    check(L3_READY > 1, "모델 페이지: 사이클마다 준비된 워프는 평균 한 개가 넘는다 (준비된 워프가 몰려 있다)")
+
+
 @f.claims
 def long_scoreboard_after_copies(check):
     share = _vec["long_scoreboard_within_2_after_ldgsts"] / _vec["stall_totals"]["stall_long_sb"]
