@@ -30,7 +30,8 @@ __all__ = ["DEVICES", "AUTO", "MAX_DIM", "plan", "alternatives", "explain", "row
 DEVICES = tuple(devices.PROFILES)
 AUTO = "자동"                       # the model's choice (tile or split)
 MAX_DIM = 65536
-# The figure's menu: the zoo shapes where the choice is not the big tile with one slice.
+# The figure's menu: the zoo shapes where the choice is not the big tile with one slice, and 2048^3, where it
+# is (the chapter compares its split 2 with the tuner's records).
 PRESETS = ((128, 4096, 4096), (1024, 1024, 1024), (1024, 1024, 16384), (513, 8192, 8192), (4095, 4097, 4099),
            (2048, 2048, 2048))
 
@@ -80,7 +81,8 @@ def plan(M, N, K, device: str = "H100", tile: str = AUTO, split=AUTO) -> model.P
         if made != split:
             why = f"K = {with_particle(str(K), '를')} BK {cand.BK}의 배수로 {split}조각 내면 {made}조각만 생깁니다"
         elif k_per_split < model.MIN_SLICE_K:
-            why = f"조각 하나의 K가 {with_particle(str(k_per_split), '로')} {model.MIN_SLICE_K}보다 짧습니다 (스테이지 링을 채우는 시간이 계산보다 김)"
+            why = (f"조각 하나의 K가 {with_particle(str(k_per_split), '로')} 디스패처의 하한 {model.MIN_SLICE_K}보다 짧습니다 "
+                   "(조각이 짧을수록 스테이지 링을 채우는 시간의 몫이 커짐)")
         else:
             why = (f"작업 공간(workspace)이 {model.workspace_bytes(M, N, split) / 2**20:,.0f} MiB로 한도 "
                    f"{model.WORKSPACE_LIMIT_BYTES // 2**20} MiB를 넘습니다")
