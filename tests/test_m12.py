@@ -232,6 +232,21 @@ def test_the_two_records_table_marks_the_dispatchers_choice_once():
         assert [float(r["a"]) for r in rows] == sorted(float(r["a"]) for r in rows)
 
 
+def test_the_two_records_table_shows_each_rows_cublas_window():
+    """Rows of a tuner record are timed in different alternation windows: the table shows the cuBLAS time of each
+    row's own window (what tells the GPU's drift from the option's difference), taken from the right record."""
+    from course.facts.m12 import tuning, tuning_check, tuning_options, two_runs
+    shape = (2048, 2048, 2048)
+    for row in two_runs(shape, (1, 2)):
+        tile, split = row["what"].split(" (")[0].split(" × split ")
+        tile = tile.replace("×", "x")
+        for key, record in (("a_cb", tuning), ("b_cb", tuning_check)):
+            measured = next(r for r in tuning_options(shape, record) if (r["tile"], r["split"]) == (tile, int(split)))
+            assert row[key] == f"{measured['cublas_ms']:.3f}"
+    windows = {row["a_cb"] for row in two_runs(shape, (1, 2))}
+    assert len(windows) > 1                                       # the first record's windows differ
+
+
 def test_the_views_render():
     html = shape_waves._render({"M": 2048, "N": 2048, "K": 2048, "device": "H100", "tile": "64x128", "split": 2})
     assert "<caption>" in html and "느립니다" in html and 'scope="col"' in html
