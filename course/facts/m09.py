@@ -599,6 +599,13 @@ def two_time_models(check):
         check(sim8.steady_idle_per_tile == ring_idle(t_load, 450, 2), f"본문: 두 모델은 S = 2에서 같다 (T_load {t_load})")
         check(all(a.end <= b.start for a, b in zip(loads, loads[1:])), "본문: 시뮬레이션 8의 로드는 서로 겹치지 않는다")
         check(sim8.steady_time_per_tile >= t_load, "본문: 시뮬레이션 8에서는 타일마다 로드가 T_load씩 줄을 선다")
+        # Simulation 8's bandwidth-bound model keeps max(0, T_load - T_compute) for any number of buffers (loads
+        # queue on one unit); module 9's latency-bound ring hides (S - 1) tiles of compute.
+        for stages in (2, 3, 4):
+            agree = ring_idle(t_load, 450, stages) == sim8.steady_idle_per_tile
+            check(agree == (stages == 2 or t_load <= 450),
+                  f"본문: 두 모델은 S = 2이거나 T_load ≤ T_compute일 때 같고, S ≥ 3에서 로드가 더 길 때만 갈린다 "
+                  f"(T_load {t_load}, S = {stages})")
     check(ring_idle(600, 450, 3) < pipeline.double_buffer_schedule(600, 450, stages=2).steady_idle_per_tile,
           "본문: S = 3이면 두 모델의 답이 다르다")
 
@@ -845,3 +852,126 @@ def micro_kernel_a_read_is_a_broadcast(check):
               for r in requests for p in r.passes),
           "본문: 마이크로 커널의 A 읽기는 반 워프 16레인이 같은 float4 하나를 읽는 브로드캐스트(충돌 없음)")
     check(all(not r.misaligned_tids for r in requests), "본문: 피치 132에서 A의 float4는 모두 16 B 정렬")
+
+
+
+# --- The device table behind the chapter's sentences on other GPUs (kernels.devices, device_configs.json) --------
+T4 = devices.PROFILES["T4"]
+SCHEDULERS_PER_SM = 4                      # warp schedulers (SMSPs) per SM on every GPU the course lists
+f.set("h100_smem_kib", H100.smem_per_sm // 1024, "d")
+f.set("h100_max_warps", H100.max_threads_per_sm // 32, "d")
+f.set("t4_smem_kib", T4.smem_per_sm // 1024, "d")
+f.set("t4_bk", _level5_of_class[T4.name]["BK"], "d")
+f.set("lanes_smsp", bench_provenance["fp32_lanes_per_sm"] // SCHEDULERS_PER_SM, "d")
+
+
+@f.claims
+def other_gpus(check):
+    check(H100.smem_per_sm == 228 * 1024 and 2 * (SMEM + H100.smem_reserved_per_block) < H100.smem_per_sm,
+          "본문: H100의 SM에는 228 KiB, 링 두 개가 함께 올라간다")
+    check(100 * 16 / (H100.max_threads_per_sm // 32) == 25.0, "사전 복습 2: 워프 16개는 H100의 SM(최대 64워프)에서 25%")
+    t4_class = next(c for c in device_configs["classes"] if T4.name in c["devices"])
+    check(not T4.has_cp_async and not t4_class["cp_async"] and t4_class["level5"]["BK"] < BK
+          and _configured[(LEVEL5_16BYTE, T4.name)]["blocks_per_sm"] == registry.LEVEL5_MIN_BLOCKS
+          and devices.occupancy(T4, THREADS, _configured[(LEVEL5_16BYTE, T4.name)]["registers"],
+                                registry.level5_smem({"BK": 16, "STAGES": 2}))["blocks_per_sm"] < registry.LEVEL5_MIN_BLOCKS,
+          "본문: T4에는 cp.async가 없어 동기 폴백이 돌고, 블록 둘을 지키는 BK 8의 링을 쓴다(BK 16이면 한 블록)")
+    check(bench_provenance["compute_capability"] == "9.0" and bench_provenance["fp32_lanes_per_sm"] // SCHEDULERS_PER_SM == 32,
+          "본문: 기록한 H100은 스케줄러마다 FP32 레인 32개(워프의 FFMA 하나가 한 사이클에 FMA 파이프를 채운다)")
+
+
+# --- The 4-byte A copy's banks under three pitches (the chapter's cell copy_banks), and module 7's +1 variant ------
+def copy_banks(pitch: int, warp: int = 0) -> list[int]:
+    """Bank of each lane's 4-byte A copy: lane l copies row warp*4 + l//8, k = l % 8 into As[k][m]."""
+    return [((lane % 8) * pitch + warp * 4 + lane // 8) % 32 for lane in range(32)]
+
+
+def _busiest(pitch: int) -> int:
+    return max(copy_banks(pitch, w).count(b) for w in range(WARPS) for b in range(32))
+
+
+_padded_level3 = sass.summarize("sgemm_register_blocking_padded", "sm_90")
+f.set("pad1_banks", len(set(copy_banks(BM + 1))), "d")
+f.set("pad1_ways", _busiest(BM + 1), "d")
+f.set("rb_lds128", sass_sm90[LEVEL3].lds_widths.get("128", 0), "d")
+f.set("pad_lds_mix", ", ".join(f"{w}비트 {n}개" for w, n in
+                               sorted(_padded_level3.lds_widths.items(), key=lambda kv: -int(kv[0]))))
+
+
+@f.claims
+def a_copy_banks_by_pitch(check):
+    check(_busiest(BM) == 8 and len(set(copy_banks(BM))) == 4, "본문: 피치 128이면 뱅크 4개에 8개씩(8-way)")
+    check(_busiest(BM + 1) == 4 and len(set(copy_banks(BM + 1))) == 11,
+          "본문: +1 패딩은 뱅크를 11개로 흩을 뿐 4-way 충돌이 남는다")
+    check(_busiest(PITCH_A) == 1, "본문: +4 패딩이면 32레인이 32뱅크에 하나씩")
+    check(0 < _padded_level3.lds_widths.get("128", 0) < sass_sm90[LEVEL3].lds_widths["128"]
+          and set(_padded_level3.lds_widths) - {"128"},
+          "본문: 모듈 7의 패딩 변형(피치 129)에서는 LDS.128 일부가 더 좁은 읽기로 쪼개졌다")
+    from kernels import registry as _registry
+    check(_registry.get("sgemm_register_blocking_padded").static_smem == 2 * 8 * (BM + 1) * 4,
+          "본문: 모듈 7의 패딩 변형은 피치 129")
+
+
+@f.absence("`LDGSTS`가 쓰는 쪽의 충돌은 기록된 카운터로 따로 재지 않았습니다")
+def ldgsts_store_conflicts_not_recorded(check):
+    l5v = profiles[LEVEL5_16BYTE]
+    check(l5v["smem_st_wavefronts"] == 0 and l5v["smem_st_bank_conflicts"] == 0,
+          "본문: 공유 메모리 저장 카운터는 LDGSTS의 쓰기를 세지 않는다(Level 5에서 0)")
+    check(not any("ldgsts" in k and ("conflict" in k or "wavefront" in k) for k in l5v),
+          "본문: profiles.json에 LDGSTS의 공유 메모리 쪽 충돌 카운터가 없다")
+
+
+@f.absence("A를 행 우선으로 두는 두 배치는 이 강좌에서 재지 않았습니다")
+def row_major_a_not_measured(check):
+    level5_names = {r["kernel"] for r in bench.rows if r["kernel"].startswith("sgemm_async")}
+    level5_names |= {r["kernel"] for r in TUNING_ROWS} | {k["kernel"] for k in profile_record["kernels"]
+                                                          if k["kernel"].startswith("sgemm_async")}
+    check(level5_names == {LEVEL5_4BYTE, LEVEL5_16BYTE},
+          f"본문: 기록된 Level 5 커널은 A를 전치하는 두 변형뿐이다 ({sorted(level5_names)})")
+    check(all(set(r["defines"]) <= set(RING_DEFINES) for r in TUNING_ROWS), "본문: 조정기는 A의 배치를 바꾸지 않는다")
+
+
+_level4_sass_variants = {key.split("|")[3] for key in json.loads((DATA_DIR / "sass_facts.json").read_text("utf-8"))["answers"]
+                         if key.split("|")[1] == LEVEL4}
+_variant_record = json.loads((DATA_DIR / "variants.json").read_text(encoding="utf-8"))
+
+
+@f.absence("BK 32의 Level 4는 컴파일하거나 잰 기록이 없습니다")
+def level4_bk32_not_built(check):
+    check(_level4_sass_variants <= {"-", "level4_old_loop", "level4_old_loop_lb2", "level4_peeled_only"},
+          f"본문: SASS 기록의 Level 4 변형에 BK를 바꾼 것이 없다 ({sorted(_level4_sass_variants)})")
+    check(all(r["variant"].startswith(("level4_old_loop", "level3")) for r in _variant_record["rows"]),
+          "본문: variants.json에 BK를 바꾼 Level 4가 없다")
+    check(all(r["kernel"] != LEVEL4 or r.get("defines") in (None, {}) for r in bench.rows),
+          "본문: benchmarks.json의 Level 4는 배포된 BK 8뿐이다")
+
+
+@f.claims
+def where_the_tail_race_falls(check):
+    """'일반적으로 스테이지가 S개면 마지막 S−1개 반복이 위험합니다' (the source's order), and the shipped order without
+    empty commits: '마지막 S−2번의 반복에서 커밋 횟수가 모자라고'."""
+    for stages in (3, 4):
+        seed = pipeline.async_pipeline_trace(num_stages=stages, num_tiles=8, empty_commits=False, mode="seed")
+        check(seed.hazard_iterations == list(range(8 - (stages - 1), 8)),
+              f"본문: 원 자료의 순서는 마지막 S−1개 반복이 위험하다 (S = {stages})")
+        shipped = pipeline.async_pipeline_trace(num_stages=stages, num_tiles=8, empty_commits=False, mode="shipped")
+        check(shipped.hazard_iterations == list(range(8 - (stages - 2), 8)),
+              f"본문: 강좌의 순서에서 커밋을 if 안에 넣으면 마지막 S−2번의 반복이 위험하다 (S = {stages})")
+
+
+
+@f.absence("BK 8 구성을 프로파일한 기록은 없어서")
+def thin_rings_not_profiled(check):
+    """m09-q09 (e): why BK 8 is slower rests on the tuner's times; no BK 8 ring was profiled."""
+    level5_profiles = [k for k in profile_record["kernels"] if k["kernel"].startswith("sgemm_async")]
+    check(all(not k.get("defines") for k in level5_profiles) and RING["BK"] != 8,
+          "퀴즈 m09-q09: 프로파일된 Level 5는 배포된 링(BK 32)뿐이다")
+    check(all(0 <= vs4(LEVEL5_16BYTE, 8, 3, 0, n) - vs4(LEVEL5_16BYTE, 8, 2, 0, n) < 0.015 for n in tuning_sizes)
+          and "1% 남짓" in quiz_text(9, "m09-q09"),
+          "퀴즈 m09-q09: BK 8에 셋째 스테이지를 더해도 1% 남짓")
+
+
+@f.absence("제안한 구성 그 자체(BK 32, 3스테이지, 이른 배리어 없음)는 조정기가 재지 않았다")
+def proposed_ring_not_timed(check):
+    check((32, 3, 0) not in ring_configs and (32, 3, 1) in ring_configs,
+          "퀴즈 m09-q10: 조정기는 BK 32, 3스테이지를 이른 배리어와 함께만 쟀다")
