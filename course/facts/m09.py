@@ -118,6 +118,8 @@ def a_copy_request(lda=4096, k0=0):
 
 
 f.set("a_copy_sectors", a_copy_request().sectors_per_request)
+LDA_FOUR_NOT_EIGHT = 4100                 # a leading dimension that is a multiple of 4 but not of 8
+f.set("a_copy_sectors_lda4", a_copy_request(lda=LDA_FOUR_NOT_EIGHT).sectors_per_request)
 
 
 @f.claims
@@ -132,6 +134,11 @@ def a_copy_reads_whole_sectors(check):
         check(request.sectors_per_request == 4 and len({t.row for t in request.threads}) == 4
               and request.useful_bytes == request.moved_bytes,
               f"본문: 행마다 섹터 하나, 네 행에서 섹터 넷을 남김없이 쓴다 (k0 = {k0})")
+        odd = a_copy_request(lda=LDA_FOUR_NOT_EIGHT, k0=k0)
+        check(odd.sectors_per_request == 6 and odd.moved_bytes == 6 * 32,
+              f"본문: lda가 4의 배수이지만 8의 배수가 아니면 두 행이 섹터 둘에 걸쳐 6개 (k0 = {k0})")
+    check(all(p["M"] == p["N"] == p["K"] == N_MAIN for p in profile_record["kernels"] if p["kernel"] == LEVEL5_16BYTE)
+          and N_MAIN % 8 == 0, "본문: 기록한 4096³은 lda가 8의 배수")
 
 
 @f.claims
