@@ -27,6 +27,7 @@ from course.page import recorded
 from kernels import registry
 from kernels.device import fp32_lanes
 from kernels.devices import PROFILES
+from kernels.devices import occupancy as occupancy_rule
 from kernels.record import DATA_DIR
 from sims import profiles as sim_profiles
 from sims import roofline as sim_roofline
@@ -165,6 +166,18 @@ seed_peak_gflops = bench_provenance["sm_count"] * 64 * 1.5 * 2
 f.set("seed_peak_tflops", seed_peak_gflops / 1000, ".1f")
 f.set("cublas_vs_seed_peak", 100 * cublas_bench["gflops"] / seed_peak_gflops, ".0f")
 
+
+@f.claims
+def the_source_runners_peak(check):
+    """"A100(108 SM) ... 흔히 쓰는 19.5 TFLOP/s", "sm_86, sm_89, sm_90 are 128 lanes per SM", "less than half"."""
+    a100 = PROFILES["A100-40GB"]
+    a100_peak = a100.sm_count * fp32_lanes(a100.cc) * a100.clock_mhz * 2 / 1e6
+    check(a100.sm_count == 108 and f"{a100_peak:.1f}" == "19.5" and 108 * 64 * 1.5 * 2 / 1e3 > a100_peak,
+          "본문: A100은 108 SM, FP32 최대 19.5 TFLOP/s이고 원 자료의 식(20.7)이 그보다 높다")
+    check({d.arch for d in PROFILES.values() if fp32_lanes(d.cc) == 128} == {"sm_86", "sm_89", "sm_90"},
+          "본문: SM당 128 레인은 sm_86, sm_89, sm_90")
+    check(seed_peak_gflops < PEAK_GFLOPS / 2, "본문: 원 자료의 식을 H100에 쓰면 실제 최대의 절반도 안 된다")
+
 # cuBLAS in the benchmark: its row is the median of the medians timed beside each kernel; min_ms and
 # max_ms are the lowest and highest of those medians (the GPU's clock drifts from one kernel's run to the next)
 f.set("cublas_ms", cublas_bench["median_ms"], ".2f")
@@ -176,6 +189,22 @@ f.set("cublas_pct_peak", cublas_bench["pct_peak"], ".0f")
 f.set("cublas_pct_peak_lo", 100 * FLOPS / (cublas_bench["max_ms"] * 1e6) / PEAK_GFLOPS, ".0f")
 f.set("cublas_pct_peak_hi", 100 * FLOPS / (cublas_bench["min_ms"] * 1e6) / PEAK_GFLOPS, ".0f")
 f.set("cublas_reps", cublas_bench["reps"], "d")
+# nvidia-smi before and after the benchmark run: "1980 MHz, 59, 424.30 W, 0x0000000000000000" (clock, temperature,
+# power, clock-limit reasons)
+GPU_STATE = {when: [v.strip() for v in bench_provenance["gpu_state"][when].split(",")] for when in ("before", "after")}
+f.set("b_smi_clock", int(GPU_STATE["before"][0].split()[0]), ",d")
+
+
+@f.absence("무엇이 이만큼 움직였는지는 이 기록으로는 알 수 없습니다")
+def cublas_spread_cause_not_recorded(check):
+    """The cuBLAS medians move by several % from one kernel's window to the next; the record holds the GPU's state
+    only before and after the run (the same clock, no clock-limit reason), and no clock or temperature per window."""
+    check(cublas_bench["max_ms"] > 1.03 * cublas_bench["min_ms"], "본문: cuBLAS의 중앙값들이 몇 % 움직였다")
+    check(GPU_STATE["before"][0] == GPU_STATE["after"][0] == f"{bench_provenance['clock_mhz']:.0f} MHz"
+          and all(int(GPU_STATE[w][3], 16) == 0 for w in GPU_STATE),
+          "본문: 측정 앞뒤의 SM 클럭은 두 번 다 최대 클럭이고 클럭 제한 사유가 없다")
+    per_window = {k for row in benchmark_record.rows for k in row if "clock" in k or "temp" in k or "power" in k}
+    check(not per_window, f"본문: 창마다의 클럭·온도·전력은 기록에 없다 ({sorted(per_window)})")
 
 # Arithmetic beside the quiz (C1): 4096³ in 3.2 ms
 f.set("c1_pct_peak", 100 * FLOPS / (3.2 * 1e6) / PEAK_GFLOPS, ".0f")
@@ -315,6 +344,29 @@ def further_sol_and_stall_sentences(check):
 
 
 @f.claims
+def what_the_sol_and_stall_tables_say(check):
+    """The SOL paragraph on Level 3 and Levels 6/cuBLAS, and the stall table's row on Not Selected."""
+    p = profile_of
+    check(p[3]["lsu_issue_pct"] < p[3]["fma_pipe_pct"] and p[3]["sm_pct"] > p[3]["l1_lsu_wavefronts_pct"]
+          and all(abs(p[3][k] - 60) < 6 for k in ("issue_active_pct", "fma_pipe_pct")),
+          "본문: Level 3에서 가장 바쁜 유닛은 명령 발행과 FMA 파이프이고, 둘 다 60% 안팎")
+    check(all(p[k]["issue_active_pct"] > p[k]["fma_pipe_pct"] for k in (6, "CB")),
+          "본문: Level 6과 cuBLAS의 발행 활성은 FMA 파이프보다 높다(괄호 속 값)")
+    # Not Selected accrues in issue cycles only: Level 3's largest share sits beside cycles with no ready warp
+    ready_3 = p[3]["issue_active_pct"] / 100 * (1 + p[3]["stalls"]["Not Selected"])
+    check(max(stall_share_of[3], key=stall_share_of[3].get) == "Not Selected" and 100 - p[3]["issue_active_pct"] > 30
+          and ready_3 > 1, "본문(표): Not Selected가 가장 큰 Level 3에서도 준비된 워프가 없는 사이클이 30%를 넘는다")
+    check(p[0]["l1_hit_rate_pct"] > 80 and p[1]["l1_hit_rate_pct"] > 80 and p[2]["l1_hit_rate_pct"] < 10,
+          "본문: 나이브와 Level 1은 L1 캐시가 데이터 대부분을 내주고(적중률 80% 초과), Level 2는 그렇지 않다")
+
+
+@f.absence("그런 실행의 SOL은 기록에 없습니다")
+def no_profile_of_a_small_matrix(check):
+    sizes = {(e["M"], e["N"], e["K"]) for e in profile_record["kernels"] + profile_record["reference"]}
+    check(sizes == {(SIZE, SIZE, SIZE)}, f"본문: 프로파일은 4096³뿐이다 ({sorted(sizes)})")
+
+
+@f.claims
 def decision_tree_on_level0(check):
     """Simulation 10's card of Level 0, as the chapter builds it (stall_card)."""
     level0 = stall_card(profile_of[0])
@@ -413,6 +465,7 @@ f.set("L6_ai_ii", sim_roofline.level_ai(6, "ii"), ".1f")
 cublas_tile = sim_roofline.reference_block_tile(cublas_profile["function"])
 f.set("cb_tile", f"{cublas_tile[0]}×{cublas_tile[1]}")
 f.set("L6_tile", "×".join(str(v) for v in registry.KERNELS[REPRESENTATIVE[6]].tile))
+f.set("L3_tile", "×".join(str(v) for v in registry.KERNELS[REPRESENTATIVE[3]].tile))
 f.set("L6_thread_tile", f"{LEVEL6['TM']}×{LEVEL6['TN']}")
 
 # Model (iii) arithmetic intensity of the fast kernels: the lowest and the highest, and whose
@@ -447,6 +500,9 @@ def roofline(check):
     check(all(FLOPS / profile_of[k]["dram_bytes"] > 3 * RIDGE for k in (3, 4, 5, 6, "CB")),
           "본문: Level 3–6과 cuBLAS는 꺾임점 한참 오른쪽")
     check(profile_of[6]["dram_bytes"] < profile_of[4]["dram_bytes"], "본문: Level 6의 DRAM 바이트가 더 적다")
+    check(profile_of[3]["dram_bytes"] < profile_of[6]["dram_bytes"]
+          and registry.KERNELS[REPRESENTATIVE[3]].tile == registry.KERNELS[REPRESENTATIVE[4]].tile,
+          "본문: Level 4와 같은 블록 타일인 Level 3은 Level 6보다도 DRAM 바이트가 적다")
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -455,6 +511,24 @@ f.set("instr_ratio_01", profile_of[0]["instructions"] / profile_of[1]["instructi
 f.set("instr_ratio_23", profile_of[2]["instructions"] / profile_of[3]["instructions"], ".1f")
 f.set("instr_drop_45", 100 * (1 - profile_of[5]["instructions"] / profile_of[4]["instructions"]), ".0f")
 f.set("instr_drop_46", 100 * (1 - profile_of[6]["instructions"] / profile_of[4]["instructions"]), ".0f")
+f.set("instr_drop_56", 100 * (1 - profile_of[6]["instructions"] / profile_of[5]["instructions"]), ".0f")
+# Level 5 → 6 under the profiler: time = instructions ÷ issue rate, so the time ratio is the product of the two
+INSTR_RATIO_56 = profile_of[5]["instructions"] / profile_of[6]["instructions"]
+ISSUE_RATIO_56 = profile_of[6]["issue_active_pct"] / profile_of[5]["issue_active_pct"]
+TIME_RATIO_56 = profile_of[5]["duration_ms"] / profile_of[6]["duration_ms"]
+f.set("instr_ratio_56", INSTR_RATIO_56, ".3f")
+f.set("issue_ratio_56", ISSUE_RATIO_56, ".3f")
+f.set("t56_x", TIME_RATIO_56, ".3f")
+
+
+@f.claims
+def level5_to_6_in_instructions_and_issue(check):
+    check(abs(INSTR_RATIO_56 * ISSUE_RATIO_56 / TIME_RATIO_56 - 1) < 0.02,
+          "본문: 시간의 비는 명령 수의 비와 발행 활성의 비의 곱과 거의 같다")
+    check(1 < INSTR_RATIO_56 < ISSUE_RATIO_56 and INSTR_RATIO_56 ** 2 < INSTR_RATIO_56 * ISSUE_RATIO_56,
+          "본문: 그 배율에서 명령이 준 몫은 절반이 못 된다(발행 활성의 몫이 더 크다)")
+    check(stall_share_of[6]["Barrier"] < 1 < stall_share_of[5]["Barrier"],
+          "본문: Barrier의 비중이 Level 5에서 Level 6으로 거의 사라졌다")
 
 # Step-by-step change in time under the profiler (same run: profiles.json)
 for old, new in [(0, 1), (1, 2), (0, 2), (2, 3), (3, 4)]:
@@ -618,6 +692,23 @@ f.set("dram_ratio_21", profile_of[2]["dram_bytes"] / profile_of[1]["dram_bytes"]
 
 
 @f.claims
+def ilp_does_not_fill_issue(check):
+    p = profile_of
+    check(p[3]["theoretical_occupancy_pct"] == p[4]["theoretical_occupancy_pct"] == 25.0
+          and p[3]["issue_active_pct"] < 70 < 80 < p[4]["issue_active_pct"],
+          "본문: 같은 25%에서 Level 3의 발행 활성은 70% 미만, Level 4는 80% 초과")
+    instr_ratio, issue_ratio = p[2]["instructions"] / p[3]["instructions"], p[3]["issue_active_pct"] / p[2]["issue_active_pct"]
+    check(instr_ratio > 3 and instr_ratio > 2 * issue_ratio
+          and abs(instr_ratio * issue_ratio / (p[2]["duration_ms"] / p[3]["duration_ms"]) - 1) < 0.1,
+          "본문: Level 3이 Level 2보다 빠른 주된 까닭은 워프 명령이 준 것(발행 활성의 몫보다 크다)")
+    # Registers that decide 25% at 256 threads (kernels.devices.occupancy on the recorded sm_90 class)
+    h100 = PROFILES["H100"]
+    blocks = {r: occupancy_rule(h100, 256, r, 0)["blocks_per_sm"] for r in (80, 81, 96, 104, 127, 128, 129)}
+    check(blocks[80] > 2 and all(blocks[r] == 2 for r in (81, 96, 104, 127, 128)) and blocks[129] == 1,
+          "본문: 256스레드 블록에서 스레드당 81–128개의 레지스터는 모두 SM당 2블록, 25%")
+
+
+@f.claims
 def occupancy(check):
     check(occupancy_of[6].occupancy_pct == occupancy_of["CB"].occupancy_pct == 12.5,
           "본문: Level 6과 cuBLAS는 이론 점유율 12.5%")
@@ -659,6 +750,9 @@ def lanes_per_scheduler(check):
           and {a for a, n in LANES_PER_SCHEDULER.items() if n == 16} == {"sm_75", "sm_80"}
           and {d.name for d in PROFILES.values() if LANES_PER_SCHEDULER[d.arch] == 16} == {"T4", "A100-40GB", "A100-80GB"},
           "본문: 레인 32개는 sm_86·89·90(RTX 30xx·40xx, A10G, L4, H100·H200), 16개는 T4(sm_75)와 A100(sm_80)")
+    by_arch = {a: {d.name for d in PROFILES.values() if d.arch == a} for a in ("sm_86", "sm_89", "sm_90")}
+    check(by_arch == {"sm_86": {"RTX3090", "A10G"}, "sm_89": {"L4", "RTX4090"}, "sm_90": {"H100", "H200"}},
+          "본문: sm_86은 RTX 30xx와 A10G, sm_89는 RTX 40xx와 L4, sm_90은 H100·H200")
 
 
 @f.absence("이 표가 어떻게 바뀌는지는 재지 않았습니다")
@@ -697,6 +791,23 @@ def level6_and_cublas(check):
     level5_min_blocks = re.search(r"#define L5_MIN_BLOCKS (\d+)", level5_source)
     check(LEVEL6["MIN_BLOCKS"] == 1 and level5_min_blocks and level5_min_blocks.group(1) == "2",
           "본문: __launch_bounds__(256, 1)과 (256, 2)")
+
+
+# Had Level 6 staged its next K tile in registers as Level 4 does, each thread would hold BK × (BM + BN) ÷ threads
+# more floats: the registers cp.async leaves free for the accumulators and the deep K tile
+L6_STAGING_REGISTERS = LEVEL6["BK"] * (LEVEL6["BM"] + LEVEL6["BN"]) // int(profile_of[6]["block_size"])
+f.set("L6_bm", LEVEL6["BM"], "d")
+f.set("L6_bn", LEVEL6["BN"], "d")
+f.set("L6_staging_regs", L6_STAGING_REGISTERS, "d")
+f.set("max_regs", PROFILES["H100"].max_regs_per_thread, "d")
+
+
+@f.claims
+def level6_could_not_stage_in_registers(check):
+    check(LEVEL6["BK"] * (LEVEL6["BM"] + LEVEL6["BN"]) % int(profile_of[6]["block_size"]) == 0
+          and profile_of[6]["registers"] + L6_STAGING_REGISTERS > PROFILES["H100"].max_regs_per_thread,
+          "본문: 레지스터로 받아 두었다면 Level 6의 스레드는 레지스터 한도를 넘었을 것이다")
+    check(LEVEL5["BK"] == LEVEL6["BK"], "본문: Level 6은 Level 5의 링(같은 BK)을 물려받는다")
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -820,6 +931,12 @@ def source_samples_of_level5(check):
 def no_source_samples_for_level4(check):
     check(set(_source_kernels) == {REPRESENTATIVE[5]},
           "본문: source_stalls.json에는 Level 5(16 B 변형)의 샘플만 있다")
+
+
+@f.absence("Level 3과 4의 명령별 샘플이 기록에 없어")
+def no_source_samples_for_levels_3_and_4(check):
+    check(not {REPRESENTATIVE[3], REPRESENTATIVE[4]} & set(_source_kernels),
+          "본문: source_stalls.json에 Level 3과 4의 명령별 샘플이 없다")
 
 
 def _records_thread_tile(profile: dict) -> bool:

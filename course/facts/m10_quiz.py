@@ -11,6 +11,8 @@ import re
 from course.facts import quiz_text
 from course.facts.m10 import (BANDWIDTH_GBS, FLOPS, LANES_PER_SCHEDULER, PEAK_GFLOPS, RIDGE, SIZE, benchmark_of,
                               cublas_profile, f, ffma_share, profile_of, stall_share_of, tiled_profile)
+from sims import roofline as sim_roofline
+
 
 def _number(text):
     return float(text.replace(",", ""))
@@ -95,3 +97,21 @@ def quiz_q08_options(check):
     check(min(l6["registers"], cb["registers"]) > 200, "퀴즈 m10-q08 (e): Level 6과 cuBLAS는 레지스터 200개 초과")
     check(l6["theoretical_occupancy_pct"] == cb["theoretical_occupancy_pct"] == 12.5 < l4["theoretical_occupancy_pct"],
           "퀴즈 m10-q08 (e): 이론 점유율 12.5%로 Level 4보다 낮다(반대)")
+
+
+@f.claims
+def quiz_q07_reuse_and_q08_dram(check):
+    """m10-q07's model answer counts reuse in values (8×) and in recorded instructions (LDS.128 makes it 20×), and
+    the block-level intensity of model (ii); m10-q08 (b) says Level 6's fewer DRAM bytes are not the tile alone."""
+    q07, q08 = quiz_text(10, "m10-q07"), quiz_text(10, "m10-q08")
+    per_ffma = {k: e["smem_ld_instructions"] / (e["ffma_instructions"] / 32) for k, e in (("tiled", tiled_profile),
+                                                                                          (3, profile_of[3]))}
+    check(f"{per_ffma['tiled']:g}개에서" in q07 and f"{per_ffma[3]:g}개로" in q07
+          and round(per_ffma["tiled"] / per_ffma[3]) == 20 and "20분의 1" in q07,
+          "퀴즈 m10-q07: FFMA 하나당 공유 메모리 로드 명령 1.25개에서 0.0625개로 20분의 1(기록값)")
+    check(sim_roofline.level_ai(2, "ii") == 4 and sim_roofline.level_ai(3, "ii") == 32 and "4에서 32 FLOP/B" in q07,
+          "퀴즈 m10-q07: 블록 단위 글로벌 산술 강도 4에서 32 FLOP/B (모델 ii)")
+    check("4사이클" not in q07, "퀴즈 m10-q07: 기록에 없는 FFMA 레이턴시 수치를 적지 않는다")
+    check(profile_of[3]["dram_bytes"] < profile_of[6]["dram_bytes"] < profile_of[4]["dram_bytes"]
+          and "Level 3은 Level 6보다도 적었다" in q08,
+          "퀴즈 m10-q08 (b): Level 4와 같은 타일인 Level 3의 DRAM 바이트가 Level 6보다도 적다")

@@ -186,6 +186,11 @@ f.set("bar_wait_ratio", barrier_wait_ratio_54, ".1f")
 @f.claims
 def barrier_waits(check):
     check(barrier_sites(4) == 2 and barrier_sites(5) == 1, "Level 4: 프롤로그와 루프, Level 5: 루프의 배리어")
+    check(barrier_sites(2) == barrier_sites(3) == 2,
+          "본문: Level 2와 3은 타일마다 배리어 두 번(Level 4는 루프에 한 번, 사전 복습 1과 Level 2의 스톨)")
+    smem = {lv: registry.KERNELS[REPRESENTATIVE[lv]].static_smem for lv in (3, 4)}
+    check(smem[4] == 2 * (8 * 128 + 8 * 128) * 4 == 2 * smem[3] == 16_384,
+          "본문(사전 복습 1): Level 4의 공유 메모리는 Level 3의 두 배인 2 × (8 × 128 + 8 × 128) × 4 B = 16,384 B")
     check(abs(barriers_per_warp(5, LEVEL5["BK"]) / barriers_per_warp(4, LEVEL4_BK) - 0.25) < 0.01,
           "본문: Level 5의 배리어는 Level 4의 4분의 1")
     check(abs(profile_of[5]["stalls"]["Barrier"] - profile_of[4]["stalls"]["Barrier"]) < 0.05
