@@ -85,7 +85,8 @@ class Rate:
 
 # [region: calibration]
 # Fitted by tools/tune_level7.py on the H100 (book/data/level7_tuning.json "fit"; a CPU test checks that
-# these are the recorded values). Other GPUs take the same shares of their own FP32 peak.
+# these are the recorded values). For other GPUs the model assumes the same shares of their own FP32 peak:
+# an assumption, never measured there (a T4 has no cp.async and runs the synchronous-copy fallback).
 CALIBRATION = {
     "128x256": Rate(efficiency=0.7972, overhead_us=6.795),
     "128x128": Rate(efficiency=0.7462, overhead_us=1.460),
