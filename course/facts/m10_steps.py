@@ -1,17 +1,23 @@
 """Facts of module 10, continued: the SASS record (sm_90, course.facts.recorded_sass: nothing is compiled at
-import) and the steps between levels that the chapter reads in it and in the profiles: the FFMA, LDGSTS and
+import) and the steps between levels that the chapter reads in it and in the other records: the FFMA, LDGSTS and
 barrier counts of the SASS table, Level 4 → 5 in instructions and stalls, the shared loads Nsight Compute counts
-(the never-true `@!PT LDS`) and the barrier wait per barrier.
+(the never-true `@!PT LDS`), the barrier wait per barrier, Level 5's per-instruction stall samples
+(source_stalls.json) and Level 6's less unrolled loop in its tuner (level6_tuning.json).
 
 Every fact and claim is declared on course.facts.m10's `f`; course.facts.m10 imports this module at its end.
 """
 from __future__ import annotations
 
-from course.facts.m10 import (L5_PLAN, L6_PLAN, LEVEL5, LEVEL6, LEVELS, PASSIVE_STALLS, REPRESENTATIVE, SIZE, copy_plan,
-                              f, ffma_share, profile_of, stall_total_of, warps_launched, wavefronts_per_instruction)
+import json
+
+from course.facts.m10 import (L5_PLAN, L6_PLAN, LEVEL5, LEVEL6, LEVELS, PASSIVE_STALLS, REPRESENTATIVE, SIZE,
+                              benchmark_record, copy_plan, f, ffma_share, profile_of, profile_record, stall_total_of,
+                              tuning_record, warps_launched, wavefronts_per_instruction)
 from course.facts.recorded_sass import sass
 from kernels import registry
+from kernels.record import DATA_DIR
 
+# ---------------------------------------------------------------------------------------------------------
 # SASS (sm_90), from the SASS record. Every SASS question is asked here at import, even those only the claims
 # read: `python -m course.facts.recorded_sass --write` records what the import asks.
 sass_of = {lv: sass.summarize(REPRESENTATIVE[lv], "sm_90") for lv in LEVELS}
@@ -196,3 +202,66 @@ def barrier_waits(check):
     check(abs(profile_of[5]["stalls"]["Barrier"] - profile_of[4]["stalls"]["Barrier"]) < 0.05
           and barrier_wait_ratio_54 > 3,
           "본문: Barrier 스톨은 같고, 배리어 한 번의 기다림은 몇 배 길다")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Per-instruction stall samples: only module 9's Level 5 (16-byte variant) was recorded (source_stalls.json)
+source_stalls_record = json.loads((DATA_DIR / "source_stalls.json").read_text(encoding="utf-8"))
+_source_kernels = {k["kernel"]: k for k in source_stalls_record["kernels"]}
+_source_level5 = _source_kernels[REPRESENTATIVE[5]]
+f.set("src_bar_pct", 100 * _source_level5["stall_totals"]["stall_barrier"] / _source_level5["samples"], ".1f")
+f.set("src_lsb_pct", _source_level5["long_scoreboard_share_pct"], ".1f")
+
+
+_ls_samples = _source_level5["stall_totals"]["stall_long_sb"]
+_ls_after_depbar = sum(d["next_long_scoreboard"] for d in _source_level5["depbar"])
+f.set("src_ls_after_depbar_pct", 100 * _ls_after_depbar / _ls_samples, ".0f")
+f.set("src_ls_after_ldgsts_pct", 100 * _source_level5["long_scoreboard_within_2_after_ldgsts"] / _ls_samples, ".0f")
+
+
+@f.claims
+def source_samples_of_level5(check):
+    check(_ls_after_depbar < 0.1 * _ls_samples < _source_level5["long_scoreboard_within_2_after_ldgsts"],
+          "본문: Level 5의 Long Scoreboard 샘플은 wait_group 다음 명령에 조금, LDGSTS 바로 뒤(WAR)에 대부분")
+    check(_source_level5["long_scoreboard_within_2_after_ldgsts"] > 0.8 * _ls_samples,
+          "본문: LDGSTS 바로 뒤 두 명령이 Long Scoreboard 샘플의 대부분")
+    check(_source_level5["stall_totals"]["stall_barrier"] > 3 * _source_level5["stall_totals"]["stall_long_sb"],
+          "본문: Level 5의 명령별 샘플에서 Barrier가 Long Scoreboard보다 훨씬 많다")
+
+
+@f.absence("Level 4의 명령별 샘플은 기록에 없으니")
+def no_source_samples_for_level4(check):
+    check(set(_source_kernels) == {REPRESENTATIVE[5]},
+          "본문: source_stalls.json에는 Level 5(16 B 변형)의 샘플만 있다")
+
+
+@f.absence("Level 3과 4의 명령별 샘플이 기록에 없어")
+def no_source_samples_for_levels_3_and_4(check):
+    check(not {REPRESENTATIVE[3], REPRESENTATIVE[4]} & set(_source_kernels),
+          "본문: source_stalls.json에 Level 3과 4의 명령별 샘플이 없다")
+
+
+@f.claims
+def source_sol_claims_never_measured_here(check):
+    devices = {profile_record["device"], benchmark_record.provenance["device"], tuning_record["device"],
+               source_stalls_record["device"]}
+    check(devices == {profile_record["device"]} and "A100" not in profile_record["device"],
+          "본문(표의 주석): 원 자료의 주장은 A100의 예상치이고, 이 장의 기록은 모두 기록된 장치(A100이 아님)에서 잰 것이다")
+
+
+# Level 6's tuner (level6_tuning.json): the configuration with a less unrolled loop (ROLL 2) against the shipped one
+level6_tuning_record = json.loads((DATA_DIR / "level6_tuning.json").read_text(encoding="utf-8"))
+_l6_shipped = next(c for c in level6_tuning_record["configs"] if c["config"] == level6_tuning_record["chosen"])
+_l6_roll = next(c for c in level6_tuning_record["configs"]
+                if {k: v for k, v in c["config"].items() if LEVEL6.get(k) != v} == {"ROLL": 2})
+_pct_at = {name: {r["M"]: r["pct_cublas"] for r in entry["rows"]} for name, entry in (("base", _l6_shipped),
+                                                                                     ("roll", _l6_roll))}
+f.set("l6_roll_4096", _pct_at["roll"][SIZE], ".1f")
+f.set("l6_base_4096", _pct_at["base"][SIZE], ".1f")
+
+
+@f.claims
+def a_less_unrolled_loop_was_slower(check):
+    check(level6_tuning_record["chosen"] == LEVEL6, "본문: 튜너가 고른 구성이 배포된 Level 6")
+    check(all(_pct_at["roll"][n] < _pct_at["base"][n] - 1.5 for n in (SIZE, 8192)),
+          "본문: 루프를 덜 펼친 구성(ROLL 2)은 배포 구성보다 느렸다 (No Instruction을 코드 크기 하나로 단정할 수 없다)")
