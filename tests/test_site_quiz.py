@@ -3,22 +3,25 @@ submission file graded by the instructor command line.
 
 Needs the site built into _build/html (the fixtures in conftest.py skip otherwise).
 Selectors are the data attributes documented at the top of course/static/quiz.js; the
-right answers come from the bank (course.bank), never typed in here.
+right answers come from the bank (course.bank) and, for a checkpoint's numeric variants, from the
+values the page shows (data-quiz-variant) put through the bank's formula — never typed in here.
 """
 import csv
 import json
 import subprocess
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
 import pytest
 
 import course
-from course.bank import load_bank
+from course.bank import answer_key, load_bank
 from course.settings import load_settings
 from course.shuffle import shuffled_ids
+from course.variants import draw_variant, variant_question
 
 pytestmark = pytest.mark.browser
 
@@ -46,9 +49,16 @@ def wrong_choice(q):
     return next(c.id for c in q.choices if not c.correct)
 
 
+def as_shown(page, q):
+    """q as the page shows it: a numeric question with drawn values gets the key of those values."""
+    drawn = page.locator(f'[data-quiz-question="{q.id}"]').get_attribute("data-quiz-variant")
+    return variant_question(q, json.loads(drawn)) if drawn and q.variant is not None else q
+
+
 def answer(page, q, right):
     """Fill one question on the page, correctly or not."""
     block = page.locator(f'[data-quiz-question="{q.id}"]')
+    q = as_shown(page, q)
     if q.type == "single":
         block.locator(f'input[data-quiz-choice="{q.correct_choice_ids[0] if right else wrong_choice(q)}"]').check()
     elif q.type == "multiple":
@@ -173,11 +183,14 @@ def test_checkpoint_gates_module_7_until_passed(page, site_url, tmp_path):
     doc = json.loads(saved.read_text(encoding="utf-8"))
     assert doc["format"] == "sgemm-course-submission" and doc["student"]["id"] == "TEST-001"
     assert doc["integrity"] and doc["integrity"]["algorithm"] == "sha256"   # 127.0.0.1 is a secure context
-    assert doc["presentation"] == {"learner": learner, "attempt": 2, "choice_order": seeded_orders(bank, learner, 2)}
+    drawn = {q.id: draw_variant(q.variant, learner, 2, q.id) for q in bank.questions if q.variant is not None}
+    assert doc["presentation"] == {"learner": learner, "nonce": learner, "attempt": 2,
+                                   "choice_order": seeded_orders(bank, learner, 2), "variants": drawn}
+    # passed: every question is named right and shows its explanation (opened by the right answer); no choice is marked
     single = next(q for q in bank.questions if q.type == "single")
-    feedback = quiz.locator(f'[data-quiz-question="{single.id}"] [data-quiz-feedback]').inner_text()
-    key = next(c.text for c in single.choices if c.correct)
-    assert "정답" in feedback and "정답:" not in feedback and key not in feedback   # a checkpoint never shows a key
+    feedback = " ".join(quiz.locator(f'[data-quiz-question="{single.id}"] [data-quiz-feedback]').inner_text().split())
+    assert "정답" in feedback and "정답:" not in feedback and " ".join(single.explanation.replace("`", "").split()[:4]) in feedback
+    assert quiz.locator(".course-quiz-right, .course-quiz-key-mark").count() == 0
 
     # 5. module 7 opens, and stays open after a reload
     other.reload()
@@ -321,55 +334,121 @@ def test_a_new_learner_gets_an_id_once(page, site_url):
     assert page.locator('.course-quiz[data-module="6"]').get_attribute("data-quiz-learner") == learner
 
 
-def test_a_checkpoint_shows_what_to_review_never_a_key(page, site_url):
-    """Blank first: every question is named wrong with its chapter section, and nothing could be copied."""
+def key_strings(bank, accepted: bool = True) -> list[str]:
+    """What `python -m course export-key` tells (course.bank.answer_key): explanations and their lines,
+    model answers, rubric lines, and (accepted=True) accepted code answers that the quiz does not show anyway."""
+    out = []
+    shown = " ".join(q.prompt + (q.code or "") + " ".join(c.text for c in q.choices) for q in bank.questions)
+    for q in answer_key(bank)["questions"]:
+        for text in (q.get("explanation"), q.get("model_answer")):
+            if text:
+                out.append(" ".join(text.split()))
+                out += [line.strip() for line in text.splitlines() if len(line.strip()) >= 12]
+        out += list(q.get("rubric", []))
+        if accepted:
+            out += [a for accept in q.get("blanks", {}).values() for a in accept if a not in shown and len(a) > 3]
+    return out
+
+
+def test_no_checkpoint_page_or_asset_holds_a_key(site_url):
+    """The page's HTML and every script and style it loads (fetched as served): none of the key's texts,
+    no correct flag."""
+    import html as html_mod
+    import re
+    settings = load_settings()
+    for module in sorted(settings.checkpoints):
+        url = chapter_url(site_url, module)
+        page_html = urllib.request.urlopen(url, timeout=30).read().decode("utf-8")
+        assets = re.findall(r'<(?:script|link)[^>]+(?:src|href)="([^"]+\.(?:js|css)[^"]*)"', page_html)
+        texts = [page_html]
+        for asset in assets:
+            full = urllib.parse.urljoin(url, html_mod.unescape(asset))
+            if full.startswith(site_url):
+                texts.append(urllib.request.urlopen(full, timeout=30).read().decode("utf-8", "replace"))
+        assert len(texts) > 5 and any("checkpoint_lock.js" in a for a in assets)
+        # the quiz data is JSON inside a script: compare with its text both as written and decoded
+        data = re.findall(r'<script type="application/json" class="course-quiz-data"[^>]*>(.*?)</script>', page_html, re.S)
+        assert len(data) == 1
+        decoded = json.dumps(json.loads(data[0]), ensure_ascii=False)
+        folded = [" ".join(t.split()) for t in texts + [decoded]]
+        chapter = " ".join((ROOT / "book" / f"{settings.page(module)}.md").read_text(encoding="utf-8").split())
+        secrets = [x for x in key_strings(load_bank(module)) if " ".join(x.split()) not in chapter]   # the chapter's own
+        texts_only = set(key_strings(load_bank(module), accepted=False))
+        assert len(secrets) > 20
+        for secret in secrets:
+            # explanations, model answers, rubrics: nowhere; a code answer: not in the quiz's data (the chapter
+            # shows the kernel's source, and the site's shared scripts, such as figures.js, hold code of their own)
+            where = folded if secret in texts_only else [folded[-1], " ".join(data[0].split())]
+            assert not any(secret in t for t in where), (module, secret)
+        assert not any(re.search(r'"correct"\s*:\s*true', t) for t in texts + [decoded]), module
+
+
+def review_sections(quiz) -> list[str]:
+    return [" ".join(t.split()) for t in quiz.locator("[data-quiz-review] li").all_inner_texts()]
+
+
+def test_a_blank_checkpoint_attempt_fails_without_verdicts_and_a_right_one_opens_the_explanations(page, site_url):
+    """Blank first: the score and the sections to review (once each, sorted), no per-question verdict,
+    nothing of the key. Then every answer right (numbers from the values shown): passed, every question
+    named right with its explanation."""
     quiz_errors = watch_quiz_errors(page)
-    bank = load_bank(6)
-    page.goto(chapter_url(site_url, 6))
-    quiz = page.locator('.course-quiz[data-module="6"]')
+    module = max(load_settings().checkpoints)
+    bank = load_bank(module)
+    page.goto(chapter_url(site_url, module))
+    quiz = page.locator(f'.course-quiz[data-module="{module}"]')
     labels = quiz.locator(f'[data-quiz-question="{bank.questions[0].id}"] .course-quiz-choice-id').all_inner_texts()
     assert labels == [f"({letter})" for letter in "abcdefghij"[:len(labels)]]     # letters follow the order shown
     quiz.locator('button[data-quiz-action="submit"]').click()
     quiz.locator('button[data-quiz-action="submit"]').click()                    # "nothing answered?" yes
     expect()(quiz).to_have_attribute("data-quiz-state", "final")
-    shown = "\n".join(quiz.locator("[data-quiz-feedback], [data-quiz-result]").all_inner_texts())
-    assert "복습할 곳" in shown
-    for q in bank.questions:
+    expect()(quiz.locator("[data-quiz-banner]")).to_have_attribute("data-quiz-passed", "false")
+    auto = [q for q in bank.questions if q.type != "free"]
+    for q in auto:
         block = quiz.locator(f'[data-quiz-question="{q.id}"]')
-        assert block.locator("[data-quiz-review]").count() == 1, q.id
-        secrets = [c.text.replace("`", "") for c in q.choices if c.correct] + [q.explanation.strip().splitlines()[0]]
-        if q.type == "numeric":
-            secrets.append(f"{q.answer.value:g} {q.answer.unit}".strip())
-        if q.type == "free":
-            secrets += [q.model_answer.strip().splitlines()[0], *q.rubric]
-        for secret in secrets:
-            assert secret not in shown, (q.id, secret)
-    assert quiz.locator(".course-quiz-right").count() == 0 and "해설" not in shown
-    assert quiz_errors == []
+        assert block.get_attribute("data-quiz-status") is None and block.locator("[data-quiz-feedback]").is_hidden(), q.id
+    sections = review_sections(quiz)
+    assert len(sections) == len({q.section for q in bank.questions}) == len(set(sections))
+    assert [s.split("〈", 1)[1] for s in sections] == sorted(s.split("〈", 1)[1] for s in sections)
+    shown = " ".join(" ".join(quiz.inner_text().split()).split())
+    assert "0문항 정답" in shown and "해설(explanation)" not in shown and quiz.locator("[data-quiz-verdicts-later]").count() == 1
+    for secret in key_strings(bank):
+        assert secret not in shown, secret
+
+    quiz.locator('button[data-quiz-action="retry"]').click()
+    expect()(quiz).to_have_attribute("data-quiz-attempt", "2")
+    take_quiz(page, bank, set(bank.ids))
+    expect()(quiz.locator("[data-quiz-banner]")).to_have_attribute("data-quiz-passed", "true")
+    for q in auto:
+        block = quiz.locator(f'[data-quiz-question="{q.id}"]')
+        assert block.get_attribute("data-quiz-status") == "correct", q.id
+        feedback = " ".join(block.locator("[data-quiz-feedback]").inner_text().split())
+        assert " ".join(q.explanation.replace("`", "").split()[:5]) in feedback, q.id   # decrypted in the page
+    assert quiz.locator("[data-quiz-review]").count() == 0 and quiz_errors == []
 
 
-def test_a_later_checkpoint_attempt_draws_the_same_variant_as_python(page, site_url, tmp_path):
-    """Attempt 3 (two used): the numeric questions show values drawn for this attempt, the key follows
-    them, the file records them, and the instructor's grade agrees."""
-    from course.variants import presented_questions
+def shown_values(page, module) -> dict:
+    return page.evaluate("""m => Object.fromEntries([...document.querySelectorAll(
+        `.course-quiz[data-module="${m}"] [data-quiz-variant]`)].map(b => [b.dataset.quizQuestion, JSON.parse(b.dataset.quizVariant)]))""",
+                         module)
+
+
+def test_clearing_storage_never_brings_back_the_first_attempts_numbers(page, site_url, tmp_path):
+    """Variants from the first attempt (never the chapter's base numbers), drawn from the browser's random
+    id and the attempt; the next attempt shows other values; clearing localStorage gives a new id and new
+    draws, not attempt 1's numbers; the instructor's grade re-draws the same values from the file."""
     quiz_errors = watch_quiz_errors(page)
     bank = load_bank(6)
-    learner = "5eed5eed5eed5eed"
+    varied = {q.id: q for q in bank.questions if q.variant is not None}
+    assert varied
     page.goto(chapter_url(site_url, 6))
-    page.evaluate("v => localStorage.setItem('sgemm-course-progress', v)", json.dumps(
-        {"schema": "sgemm-course-progress", "schema_version": 1, "attempts": [], "student": {}, "learner": learner,
-         "attempt_numbers": {"6": 2}}))
-    page.reload()
     quiz = page.locator('.course-quiz[data-module="6"]')
-    assert quiz.get_attribute("data-quiz-attempt") == "3"
-    shown, drawn = presented_questions(bank.questions, learner, 3, load_settings().attempts_before_variant)
-    assert drawn                                                                  # m06 has a variant question
-    varied = {q.id: q for q in shown}
-    for qid in drawn:
-        prompt = quiz.locator(f'[data-quiz-question="{qid}"] .course-quiz-prompt').inner_text()
-        assert " ".join(prompt.split()) == " ".join(varied[qid].prompt.replace("`", "").split())
-    take_quiz(page, type("Shown", (), {"module": 6, "questions": shown})(), {q.id for q in shown})
-    quiz.locator('input[data-quiz-student="id"]').fill("VAR-3")
+    learner = quiz.get_attribute("data-quiz-learner")
+    first = shown_values(page, 6)
+    assert first == {qid: draw_variant(q.variant, learner, 1, qid) for qid, q in varied.items()}
+    assert all(first[qid] != q.variant.base for qid, q in varied.items())
+    take_quiz(page, bank, set(bank.ids))                         # all right, with the values shown
+    expect()(quiz.locator("[data-quiz-banner]")).to_have_attribute("data-quiz-passed", "true")
+    quiz.locator('input[data-quiz-student="id"]').fill("VAR-1")
     with page.expect_download() as download_info:
         quiz.locator('button[data-quiz-action="download"]').click()
     folder = tmp_path / "subs"
@@ -377,10 +456,25 @@ def test_a_later_checkpoint_attempt_draws_the_same_variant_as_python(page, site_
     saved = folder / download_info.value.suggested_filename
     download_info.value.save_as(saved)
     doc = json.loads(saved.read_text(encoding="utf-8"))
-    assert doc["presentation"]["attempt"] == 3 and doc["presentation"]["variants"] == drawn
+    assert doc["presentation"]["nonce"] == learner and doc["presentation"]["variants"] == first
     out = tmp_path / "gradebook.csv"
     assert grade(folder, out).returncode in (0, 3)
     row = read_csv(out)[0]
-    assert row["attempt"] == "3" and row["file"] == saved.name
-    assert all(row[qid] == "1" for qid in drawn)
+    assert row["attempt"] == "1" and all(row[qid] == "1" for qid in varied)
+
+    page.reload()                                                 # attempt numbers only grow
+    assert quiz.get_attribute("data-quiz-attempt") == "2"
+    second = shown_values(page, 6)
+    assert all(second[qid] != first[qid] for qid in varied)      # never the same value twice in a row
+    for _ in range(12):                                           # a new browser: a new random id, new draws
+        page.evaluate("localStorage.clear()")
+        page.reload()
+        fresh = quiz.get_attribute("data-quiz-learner")
+        assert fresh != learner and quiz.get_attribute("data-quiz-attempt") == "1"
+        again = shown_values(page, 6)
+        assert again == {qid: draw_variant(q.variant, fresh, 1, qid) for qid, q in varied.items()}
+        assert all(again[qid] != q.variant.base for qid, q in varied.items())
+        if again != first:
+            break
+    assert again != first
     assert quiz_errors == []

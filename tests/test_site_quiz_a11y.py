@@ -1,7 +1,9 @@
 """The quizzes and locked chapters of the built site as a keyboard and screen-reader user meets them
 (WCAG 1.3.1, 3.3.1, 4.1.3, 2.4.3, 1.4.11 in forced colours), in Chromium:
 
-- every answer group (fieldset) and every answer input is named by its question's text;
+- every answer group (fieldset) and every answer input is named by its question's text (as Playwright
+  computes names, and as Chromium's accessibility tree gives them to a screen reader), then by its
+  own short label ("답", "빈칸 b1", "서술형 답");
 - the unanswered-question warning sits in an alert region that is in the page (empty) before it
   speaks, described by the submit button; an unreadable number marks its input aria-invalid and is
   its description, and the focus goes to it;
@@ -22,7 +24,7 @@ import pytest
 
 from course.bank import load_bank
 from course.settings import load_settings
-from site_probes import survey_site
+from site_probes import UNGATED, survey_site
 
 pytestmark = pytest.mark.browser
 
@@ -45,6 +47,48 @@ def test_every_answer_group_and_input_is_named_by_its_question(browser, site_url
     checked = sum(f["quiz_names"][0] for f in found.values())
     problems = [f"{page}: {p}" for page, f in found.items() for p in f["quiz_names"][1]]
     assert checked >= 60 and problems == [], "\n".join(problems[:20])
+
+
+INPUTS = """() => [...document.querySelectorAll(`.course-quiz input[data-quiz-numeric], .course-quiz input[data-quiz-blank],
+    .course-quiz textarea[data-quiz-free]`)].map(e => { const block = e.closest('[data-quiz-question]');
+  const prompt = block.querySelector('.course-quiz-prompt');
+  return { id: e.id, qid: block.dataset.quizQuestion, ariaLabel: e.getAttribute('aria-label'),
+           refs: (e.getAttribute('aria-labelledby') || '').split(' '), promptId: prompt.id,
+           words: prompt.innerText.replace(/\\s+/g, ' ').trim().split(' ').slice(0, 4).join(' '),
+           kind: e.hasAttribute('data-quiz-numeric') ? '답' : e.hasAttribute('data-quiz-blank') ? '빈칸 ' + e.dataset.quizBlank : '서술형 답',
+           label: (e.getAttribute('aria-labelledby') || '').split(' ').slice(1)
+                  .map(id => (document.getElementById(id) || {}).textContent || '?').join(' ') }; })"""
+
+
+def test_every_quiz_input_is_named_by_its_question_in_chromiums_tree(browser, site_url):
+    """Numeric, code-blank and free-answer inputs on every quiz page (locked chapters with the gating off):
+    Chromium's own accessible name (what a screen reader announces) holds the question's first words and
+    the input's label, through aria-labelledby on the prompt and a label element — never an aria-label
+    alone, never the input naming itself."""
+    settings = load_settings()
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ko-KR")
+    context.add_init_script(UNGATED)
+    page = context.new_page()
+    cdp = context.new_cdp_session(page)
+    checked, problems = 0, []
+    try:
+        for module in sorted(settings.pages):
+            page.goto(chapter(site_url, module), wait_until="load")
+            if not page.locator(".course-quiz[data-quiz-state]").count():
+                continue
+            root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+            for item in page.evaluate(INPUTS):
+                node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": f"#{item['id']}"})["nodeId"]
+                ax = cdp.send("Accessibility.getPartialAXTree", {"nodeId": node, "fetchRelatives": False})["nodes"][0]
+                name = " ".join(ax.get("name", {}).get("value", "").split())
+                checked += 1
+                if item["ariaLabel"] is not None or item["refs"][0] != item["promptId"] or item["id"] in item["refs"] \
+                        or item["words"] not in name or not item["label"].startswith(item["kind"]) \
+                        or not name.endswith(" ".join(item["label"].split())):
+                    problems.append(f"m{module:02d} {item['qid']} #{item['id']}: {name[:60]!r} … {name[-12:]!r}")
+    finally:
+        context.close()
+    assert checked >= 30 and problems == [], "\n".join(problems[:20])
 
 
 def test_warnings_and_number_errors_are_announced_and_tied_to_their_input(page, site_url):
