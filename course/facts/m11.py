@@ -195,6 +195,12 @@ for size in BIG:
     f.set(f"bk_gain_{size}", gain("s3", "bk8", size), ".1f")
     f.set(f"st4_gain_{size}", gain("base", "s3", size), ".1f")
 f.set("regs_128_8x8", experiment_entry["c128_8x8"]["rows"][0]["registers"], "d")
+# How many knobs each configuration changes from the shipped one (the table's first column)
+_knobs_changed = [len(changed_knobs(c["config"])) for c in TUNING_CONFIGS if c is not shipped_tuning]
+f.set("t_small_changes", sum(1 for n in _knobs_changed if n <= 2), "d")
+f.set("t_big_changes", sum(1 for n in _knobs_changed if n > 2), "d")
+f.set("t_big_min", min(n for n in _knobs_changed if n > 2), "d")
+f.set("t_big_max", max(_knobs_changed), "d")
 f.set("smem_bk48", experiment_entry["bk48"]["smem_dynamic"], ",d")
 
 
@@ -212,6 +218,15 @@ def tuner_experiments(check):
               f"본문: 처음 설계는 Level 4 수준 ({n}³)")
         for key in SLOWER_EXPERIMENTS:
             check(gain("base", key, n) > 1.5, f"본문: 나머지 실험({key})은 배포 구성보다 1.5%p 넘게 느리다 ({n}³)")
+
+
+@f.claims
+def one_row_one_experiment(check):
+    check(all(n >= 1 for n in _knobs_changed) and sum(n <= 2 for n in _knobs_changed) > len(_knobs_changed) / 2,
+          "본문: 배포 구성 말고는 모두 손잡이를 바꿨고, 대부분은 한두 개만 바꿨다")
+    check(all(changed_knobs(e["config"]).keys() >= {"BN", "MIN_BLOCKS"} for e in (experiment_entry["c128"],
+                                                                                  experiment_entry["c128_8x8"])),
+          "본문: 여러 손잡이를 바꾼 구성의 예, 128×128 블록에 SM당 두 블록")
 
 
 @f.claims
