@@ -142,3 +142,25 @@ def test_the_timed_shape_is_drawn_per_run_near_the_size_and_never_the_size_itsel
             assert value != s.speed_size and 7 / 8 * s.speed_size <= value <= 9 / 8 * s.speed_size
             assert value % 128 == 0                    # whole 128 x 128 tiles: no edge blocks in the timing
     assert speed_case(s, 1) != speed_case(s, 2) and speed_case(s, 1) == speed_case(s, 1)
+
+
+def test_a_sanitizer_that_crashes_on_its_own_is_run_once_more(monkeypatch):
+    """A tool killed by a signal with nothing found (seen once on a busy H200) is not the kernel's fault."""
+    runs = {"memcheck": 0, "racecheck": 0, "synccheck": 0}
+    clean = "========= ERROR SUMMARY: 0 errors"
+
+    def fake(job, limit, wrapper=(), startup_limit=None, sanitizer_log=False):
+        tool = job["tool"]
+        runs[tool] += 1
+        if tool == "synccheck" and runs[tool] == 1:
+            return gpu.WorkerRun(False, -11, [{"event": "ready"}])
+        return gpu.WorkerRun(False, 0, [{"event": "ready"}, {"event": "result", "cases": 3}], sanitizer_text=clean)
+
+    monkeypatch.setattr(gpu, "run_worker", fake)
+    monkeypatch.setattr(gpu, "sanitizer_path", lambda: "/usr/local/cuda/bin/compute-sanitizer")
+    result = gpu.hazards_check(specs.load("m06-e1"), "source", "a.cu", gpu.Limits(), seed=1)
+    assert result.status == "pass", result.message_ko
+    assert runs == {"memcheck": 1, "racecheck": 1, "synccheck": 2}
+    assert result.details["tools"]["synccheck"]["retried"] and not result.details["tools"]["memcheck"]["retried"]
+    assert gpu.tool_crashed(gpu.WorkerRun(False, -11, [])) and not gpu.tool_crashed(gpu.WorkerRun(False, 3, []))
+    assert not gpu.tool_crashed(gpu.WorkerRun(False, -11, [{"event": "fault", "error": "x"}]))

@@ -397,3 +397,29 @@ def test_the_warm_up_judges_a_right_and_a_wrong_stand_in_before_the_learners_clo
         assert worker.judge_case(right, kernel.junk, dict(case), max(spec["tile"]))["outcome"] == "ok"
         assert worker.judge_case(wrong, kernel.junk, dict(case), max(spec["tile"]))["outcome"] != "ok"
     assert any(c["specials"] for c in kernel.warm_cases()) and any(c["beta"] == 0.0 for c in kernel.warm_cases())
+
+
+class ClobberedJunk(Junk):
+    """What another process on the GPU can do between the fill and the launch: cells that change from launch to
+    launch even with the same fill (zeros stay zeros here)."""
+
+    def __init__(self):
+        super().__init__()
+        self.launches = 0
+
+    def cells(self, count: int) -> np.ndarray:
+        self.launches += 1
+        if self.which == "zero":
+            return np.zeros(count, dtype=np.float32)
+        return worker.junk_words(self.seeds[self.which] + self.launches, count).view(np.float32)
+
+
+def test_a_result_that_follows_unwritten_cells_is_not_called_a_race_when_zeros_make_it_right():
+    """Identical re-runs may differ when something else overwrites shared memory between the fill and the launch;
+    right and stable with zeros every time, it is still a read of unwritten shared memory, not a race."""
+    kernel = FakeKernel(uninit_shared, ClobberedJunk())
+    plan = cases.correctness_cases(SPEC, 5)
+    outcomes = [worker.judge_case(kernel, kernel.junk, c.as_dict(), TILE) for c in plan]
+    result = gpu.judge_outcomes(SPEC, outcomes, 5, "NumPy", 1.0)
+    assert result.diagnosis == "uninitialized_shared", result.message_ko
+    assert not any(c["outcome"] == "nondeterministic" for c in outcomes)

@@ -142,6 +142,13 @@ def print_fill_and_limits(items: list, limits) -> None:
         share, check, item = worst
         print(f"slowest solution check against its limit: {item['exercise'].id} {check} "
               f"{item['check_seconds'][check]:.0f} s of {limit_of[check]:g} s ({share:.0%}; start-up included)")
+    after = [(i["verdict"].result("correctness").details.get("seconds", {}).get("after_ready"), i) for i in items
+             if i["verdict"].result("correctness") is not None]
+    after = [(s, i) for s, i in after if s is not None]
+    if after:
+        seconds, item = max(after, key=lambda pair: pair[0])
+        print(f"slowest correctness check after start-up (what its limit counts): {item['exercise'].id}/{item['file']} "
+              f"{seconds:.0f} s of {limits.correctness:g} s")
 
 
 def record_of(specs, items, args, limits, started) -> tuple[dict, list]:
@@ -212,8 +219,16 @@ def main(argv=None) -> int:
     started = time.monotonic()
     print(f"{len(specs)} exercises, {len(items)} submissions; compile/SASS/correctness/hazards with {args.jobs} jobs",
           flush=True)
+    # One solution of each kind first, alone: CuPy compiles its own kernels on first use, and several workers
+    # compiling the same ones at once on a cold machine only slow each other down.
+    first = {}
+    for item in items:
+        first.setdefault(item["exercise"].kind, item)
+    for item in first.values():
+        first_phase(item, limits, args.seed)
+    rest = [item for item in items if "verdict" not in item]
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        items = list(pool.map(lambda it: first_phase(it, limits, args.seed), items))
+        list(pool.map(lambda it: first_phase(it, limits, args.seed), rest))
     print("speed checks, one at a time", flush=True)
     for item in items:
         measure_speed(item, limits, args.reps)

@@ -60,6 +60,8 @@ class WorkerRun:
     seconds: float = 0.0
     stdout_bytes: int = 0         # how much the kernel printed in all
     sanitizer_text: str = ""      # compute-sanitizer's report (its own --log-file)
+    ready_seconds: float | None = None   # when the worker said "ready" (the kernel's clock starts there)
+    retried: bool = False         # a sanitizer tool that crashed on its own and was run once more
 
     def last(self, kind: str) -> dict | None:
         return next((e for e in reversed(self.events) if e.get("event") == kind), None)
@@ -174,6 +176,7 @@ def run_worker(job: dict, time_limit: float, wrapper: tuple = (), startup_limit:
                                    start_new_session=True)
         out, err, status = _CappedReader(process.stdout), _CappedReader(process.stderr), _StatusReader(status_file)
         timed_out = not _wait_ready(process, status, startup_limit)
+        ready_seconds = time.monotonic() - started if status.ready() else None
         if not timed_out:
             try:
                 process.wait(timeout=time_limit)
@@ -186,7 +189,7 @@ def run_worker(job: dict, time_limit: float, wrapper: tuple = (), startup_limit:
         sanitizer_text = log_file.read_text(encoding="utf-8", errors="replace") if log_file.exists() else ""
         seconds = time.monotonic() - started
     return WorkerRun(timed_out, process.returncode, status.events, out.text(), err.text(), seconds, out.total,
-                     sanitizer_text)
+                     sanitizer_text, ready_seconds)
 
 
 def _wait_ready(process: subprocess.Popen, status: _StatusReader, limit: float) -> bool:
@@ -310,8 +313,12 @@ def correctness_check(spec: ExerciseSpec, source: str, name: str, limits: Limits
         abnormal.details["seed"] = seed
         return abnormal
     result = run.last("result")
-    return _with_output(judge_outcomes(spec, result["cases"], seed, result.get("device", ""),
-                                       result.get("shared_junk_seen")), run)
+    judged = judge_outcomes(spec, result["cases"], seed, result.get("device", ""), result.get("shared_junk_seen"))
+    judged.details["shared_fill"] = result.get("shared_fill")
+    if run.ready_seconds is not None:   # the limit counts from "ready": start-up and the learner's part apart
+        judged.details["seconds"] = {"start_up": round(run.ready_seconds, 1),
+                                     "after_ready": round(run.seconds - run.ready_seconds, 1)}
+    return _with_output(judged, run)
 
 
 def judge_outcomes(spec: ExerciseSpec, outcomes: list, seed: int, device: str = "", junk_seen=None) -> CheckResult:
@@ -457,12 +464,24 @@ def hazards_check(spec: ExerciseSpec, source: str, name: str, limits: Limits, se
     def one(tool: str) -> tuple[str, WorkerRun]:
         wrapper = (sanitizer, "--tool", tool, "--error-exitcode", "3", "--print-limit", "12",
                    "--show-backtrace", "no")
-        return tool, run_worker(_job(spec, source, name, "sanitize", cases=plan, tool=tool), limits.hazards, wrapper,
-                                sanitizer_log=True)
+        job = _job(spec, source, name, "sanitize", cases=plan, tool=tool)
+        run = run_worker(job, limits.hazards, wrapper, sanitizer_log=True)
+        if tool_crashed(run):       # the tool itself died: once more before it counts
+            run = run_worker(job, limits.hazards, wrapper, sanitizer_log=True)
+            run.retried = True
+        return tool, run
 
     with ThreadPoolExecutor(max_workers=len(tools)) as pool:
         runs = dict(pool.map(one, tools))
     return _hazard_result(runs, plan, limits, source, spec.kind)
+
+
+def tool_crashed(run: WorkerRun) -> bool:
+    """compute-sanitizer (or the worker under it) killed by a signal with nothing to say: no error it found, no
+    fault or crash the worker reported, no result. Seen once in 150 sanitizer runs on a busy H200 (synccheck,
+    SIGSEGV after a second); the learner's kernel is not to blame for it."""
+    return (not run.timed_out and run.returncode is not None and run.returncode < 0 and not run.sanitizer_lines
+            and run.last("result") is None and run.last("fault") is None and run.last("crash") is None)
 
 
 def parse_sanitizer(lines: list[str], source: str) -> dict:
@@ -515,7 +534,7 @@ def _hazard_result(runs: dict, plan: list, limits: Limits, source: str, kind: st
         parsed = parse_sanitizer(run.sanitizer_lines, source)
         clean = not run.timed_out and run.returncode == 0 and run.last("result") is not None
         details["tools"][tool] = {"returncode": run.returncode, "timed_out": run.timed_out, "seconds": round(run.seconds, 1),
-                                  **parsed}
+                                  "retried": run.retried, **parsed}
         if parsed["errors"] or run.returncode == 3:
             found.append(tool)
             head, advice = _TOOL_TEXT[tool]

@@ -143,6 +143,16 @@ extern "C" __global__ void course_fill_shared(unsigned int seed, int words)
         cells[i] = seed ? course_junk_word(seed, (unsigned int)i) : 0u;
 }
 
+// Keep one SM busy for `cycles` clock cycles. Launched just before the fill, it keeps this process's queue
+// non-empty while the fill and the learner's launch are queued behind it, so that the GPU, shared with other
+// processes (the record tool checks several submissions at once), runs the two back to back: no other
+// process's kernel runs between them and overwrites the fill.
+extern "C" __global__ void course_hold(long long cycles)
+{
+    const long long start = clock64();
+    while (clock64() - start < cycles) { }
+}
+
 // Read a block's shared memory without writing it first (the probe that the fill is seen).
 extern "C" __global__ void course_probe_shared(unsigned int* out, int words)
 {
@@ -177,6 +187,7 @@ def junk_words(seed: int, count: int) -> np.ndarray:
     return np.where(kind < 4, nan, np.where(kind == 4, inf, g)).astype(np.uint32)
 
 FILLS = ("a", "b", "zero")     # the run's first and second fill (course.autograder.cases.shared_fill), zeros
+HOLD_CYCLES = 1_000_000       # about half a millisecond: longer than queuing the fill and the learner's launch
 
 
 class SharedJunk:
@@ -198,6 +209,7 @@ class SharedJunk:
         module = cupy.RawModule(code=JUNK_SOURCE, options=("-std=c++17",))
         self.fill_kernel = module.get_function("course_fill_shared")
         self.probe_kernel = module.get_function("course_probe_shared")
+        self.hold_kernel = module.get_function("course_hold")
         for kernel in (self.fill_kernel, self.probe_kernel):
             kernel.max_dynamic_shared_size_bytes = self.bytes
             try:
@@ -206,7 +218,9 @@ class SharedJunk:
                 pass
 
     def fill(self, which: str = "a") -> None:
+        """Queue the hold, then the fill; the caller queues its launch right after (see course_hold)."""
         words = self.bytes // 4
+        self.hold_kernel((1,), (1,), (np.int64(HOLD_CYCLES),))
         self.fill_kernel((self.blocks,), (1024,), (np.uint32(self.seeds[which]), np.int32(words)),
                          shared_mem=self.bytes)
 
@@ -491,6 +505,12 @@ def _varies(kernel, junk, case: dict, poison: str, tile_rows: int, first: "CaseR
     return differing
 
 
+def _stable_with_zeros(kernel, junk, case: dict, poison: str, tile_rows: int) -> bool:
+    """Right, and the same bits, in RERUNS launches with shared memory zeroed first."""
+    runs = [run_case(kernel, junk, case, np.nan, poison, tile_rows, fill="zero") for _ in range(RERUNS)]
+    return all(_right(run) and _same_bits(run.C, runs[0].C) for run in runs)
+
+
 def _outside(run: CaseRun) -> str | None:
     if any(run.c_outside) or any(run.inputs_outside):
         return "oob_write"
@@ -511,7 +531,11 @@ def _judge_with(kernel, junk, case: dict, poison: str, tile_rows: int) -> dict:
     shown = first
     if out["outcome"] == "ok" and (mismatched or not err <= TOLERANCE):
         varies = _varies(kernel, junk, case, poison, tile_rows, first)
-        if varies:
+        if varies and _stable_with_zeros(kernel, junk, case, poison, tile_rows):
+            # Other bits each time with the fill, right and the same each time with zeros: the result follows what
+            # the block finds in cells it never wrote (another process on the GPU can change that between runs).
+            out["outcome"], out["differing_reruns"] = "uninitialized_shared", varies
+        elif varies:
             out["outcome"], out["differing_reruns"] = "nondeterministic", varies
         else:
             out["outcome"], extra = _explain_failure(kernel, junk, case, poison, tile_rows, first)
