@@ -661,6 +661,28 @@ f.set("L2_st_wpi", wavefronts_per_instruction(profile_of[2], "st"), ".2f")
 f.set("L6_ld_wpi", wavefronts_per_instruction(profile_of[6], "ld"), ".2f")
 f.set("CB_ld_wpi", wavefronts_per_instruction(cublas_profile, "ld"), ".2f")
 f.set("L5_ld_conf_pct", 100 * profile_of[5]["smem_ld_bank_conflicts"] / profile_of[5]["smem_ld_wavefronts"], ".3f")
+# Level 3's stores per warp and K tile: four scalar STS of A (transposed, a 2-way conflict each: 4 extra
+# wavefronts under the course's model) and one STS.128 of B; the record's conflicts per warp and tile
+_l3_warp_tiles = warps_launched(profile_of[3]) * (SIZE // 8)
+L3_ST_CONFLICTS_PER_TILE = profile_of[3]["smem_st_bank_conflicts"] / _l3_warp_tiles
+L3_ST_CONFLICTS_MODEL = 4 * (2 - 1)
+f.set("L3_st_conf_per_tile", L3_ST_CONFLICTS_PER_TILE, ".1f")
+f.set("L3_st_conf_model", L3_ST_CONFLICTS_MODEL, "d")
+
+
+@f.claims
+def level3_store_conflicts(check):
+    check(profile_of[3]["smem_st_instructions"] == 5 * _l3_warp_tiles,
+          "본문(전제): Level 3은 타일마다 워프 하나가 스토어 명령 5개(A의 STS 넷, B의 STS.128 하나)를 낸다")
+    check(0.7 < L3_ST_CONFLICTS_MODEL / L3_ST_CONFLICTS_PER_TILE < 1,
+          "본문: A 전치 저장의 2-way 충돌이 기록된 스토어 충돌의 대부분이다(전부는 아니다)")
+
+
+@f.absence("커널 전체를 더한 이 카운터로는 가를 수 없습니다")
+def level3_store_conflicts_not_split(check):
+    keys = set(profile_of[3])
+    check({k for k in keys if "st" in k.split("_") and "conflict" in k} == {"smem_st_bank_conflicts"},
+          "본문: 기록에는 스토어 충돌이 커널 전체의 합 하나뿐이다(명령별로 나눈 값이 없다)")
 
 
 @f.claims
