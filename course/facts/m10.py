@@ -359,6 +359,8 @@ def what_the_sol_and_stall_tables_say(check):
           and ready_3 > 1, "본문(표): Not Selected가 가장 큰 Level 3에서도 준비된 워프가 없는 사이클이 30%를 넘는다")
     check(p[0]["l1_hit_rate_pct"] > 80 and p[1]["l1_hit_rate_pct"] > 80 and p[2]["l1_hit_rate_pct"] < 10,
           "본문: 나이브와 Level 1은 L1 캐시가 데이터 대부분을 내주고(적중률 80% 초과), Level 2는 그렇지 않다")
+    check(p[0]["global_ld_requests"] == 2 * p[0]["ffma_instructions"] / 32,
+          "본문: 나이브 커널은 FMA 하나에 로드 명령 둘을 낸다(글로벌 로드 요청 = 2 × 워프 FFMA)")
 
 
 @f.absence("그런 실행의 SOL은 기록에 없습니다")
