@@ -380,21 +380,25 @@ def test_a_race_is_still_a_race_with_two_fills():
     assert result.diagnosis == "race", result.message_ko
 
 
-@pytest.mark.parametrize("exercise_id", ["m06-e1", "m12-e1"])
+@pytest.mark.parametrize("exercise_id", ["m04-e1", "m07-e1", "m12-e1"])   # any shapes; aligned; the reduction
 def test_the_warm_up_judges_a_right_and_a_wrong_stand_in_before_the_learners_clock(exercise_id):
     """worker.warm_up runs the whole judgement (re-runs, the second fill, the explanations) on CuPy-made
-    kernels, so CuPy's first-use compiles happen before "ready"; the right one passes, the wrong one does not."""
-    from course.autograder import reduce_worker
+    kernels, on every case of the job, so CuPy's first-use compiles happen before "ready"; the right stand-in
+    agrees with the reference on every case (NaN and infinities included), the wrong one does not."""
+    from course.autograder import kinds, reduce_worker
 
-    spec = specs.load(exercise_id).to_dict()
+    s = specs.load(exercise_id)
+    spec = s.to_dict()
     kernel = types.SimpleNamespace(spec=spec, junk=Junk())
     owner = reduce_worker.ReduceKernel if spec["kind"] != "sgemm" else worker.LearnerKernel
     kernel.stand_ins = lambda: owner.stand_ins(kernel)
     kernel.warm_cases = lambda: owner.warm_cases(kernel)
-    worker.warm_up(kernel)
+    plan = [c.as_dict() for c in kinds.of(s).correctness_cases(s, 3)]
+    worker.warm_up(kernel, plan)
     right, wrong = kernel.stand_ins()
+    for case in (*kernel.warm_cases(), *plan):
+        assert worker.judge_case(right, kernel.junk, dict(case), max(spec["tile"]))["outcome"] == "ok", case
     for case in kernel.warm_cases():
-        assert worker.judge_case(right, kernel.junk, dict(case), max(spec["tile"]))["outcome"] == "ok"
         assert worker.judge_case(wrong, kernel.junk, dict(case), max(spec["tile"]))["outcome"] != "ok"
     assert any(c["specials"] for c in kernel.warm_cases()) and any(c["beta"] == 0.0 for c in kernel.warm_cases())
 

@@ -708,15 +708,17 @@ WARM_CASES = ({"M": 3, "N": 8, "K": 4, "alpha": 0.5, "beta": 0.0, "pad_a": 4, "p
                "specials": 3})
 
 
-def warm_up(kernel: LearnerKernel) -> None:
-    """The whole judgement of a case, on tiny cases, for a right and a wrong stand-in kernel (kernel.stand_ins):
-    CuPy compiles each of its own kernels on first use, which on a cold machine takes many seconds and must not
-    count against the learner's time limit."""
+def warm_up(kernel: LearnerKernel, cases=()) -> None:
+    """The whole judgement of a case for a right and a wrong stand-in kernel (kernel.stand_ins): the right one on
+    tiny cases and on every case of the job, the wrong one on tiny cases and the job's first. CuPy compiles each
+    of its own kernels on first use, for each number of dimensions an array reduces to (a single row or column
+    is one), which on a cold machine takes many seconds and must not count against the learner's time limit."""
     import cupy
 
-    for stand_in in kernel.stand_ins():
+    right, wrong = kernel.stand_ins()
+    for stand_in, extra in ((right, list(cases)), (wrong, list(cases)[:1])):
         stand_in.junk = kernel.junk
-        for case in kernel.warm_cases():
+        for case in (*kernel.warm_cases(), *extra):
             judge_case(stand_in, kernel.junk, dict(case), max(kernel.spec["tile"]))
     cupy.cuda.get_current_stream().synchronize()
 
@@ -769,7 +771,7 @@ def main(argv=None) -> int:
             kernel.junk = make_junk(job.get("shared_fill") or (1, 2))
             kernel.junk_seen = kernel.junk.seen_fraction()
             kernel.prefer_shared()
-            warm_up(kernel)
+            warm_up(kernel, job.get("cases", ()))
         emit("ready")
         result = modes[job["mode"]](job, kernel)
     except Exception as exc:   # CUDA errors: the kernel faulted or could not launch
