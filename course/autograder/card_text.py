@@ -27,7 +27,7 @@ def correctness_text(s: ExerciseSpec) -> str:
                 "다시 할 수 있습니다")
     return ("고정된 경계 크기와 실행마다 시드로 뽑는 크기, alpha/beta의 모든 종류(0과 0, 0과 beta, alpha와 0, 1과 beta, "
             "alpha와 1, 음수와 정확히 표현되지 않는 값; 타일의 배수인 크기에서도 alpha·beta ≠ 0), k 타일 하나뿐인 K, "
-            f"4096이 넘는 K(예: {cases.LONG_K}), 타일의 배수가 아닌 K, lda·ldb·ldc가 모두 다른 행 여백, beta = 0이면 NaN과 "
+            f"4096이 넘는 K({-(-cases.LONG_K // s.multiple_of['K']) * s.multiple_of['K']}), 타일의 배수가 아닌 K, lda·ldb·ldc가 모두 다른 행 여백, beta = 0이면 NaN과 "
             "±Inf로 채운 C, A·B 안의 NaN·±Inf(기대값은 IEEE 규칙대로: NaN의 자리와 Inf의 부호까지), 실행마다 다른 무작위 "
             "비트 패턴 두 가지로 채운 공유 메모리(두 실행의 결과가 같아야 함), 행렬 밖 보호 구역, 실행 뒤 A·B가 "
             "그대로인지; cuBLAS(float64)와 상대 오차 1e-05 이내. 시드는 판정에 적히고 `--seed`로 같은 검사를 다시 할 수 "
