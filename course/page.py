@@ -185,7 +185,8 @@ class Results:
 
     def cublas_window_spread_pct(self, n: int) -> float:
         """How far apart the cuBLAS times measured beside each kernel at M = n are (max / min - 1, in %): each
-        row's % of cuBLAS divides by the cuBLAS time of its own alternation window, so this is the noise of a ratio."""
+        row's % of cuBLAS divides by the cuBLAS time of its own alternation window. This measures how much the GPU's
+        speed drifted between windows, not the noise of a ratio: alternation cancels what hits both candidates alike."""
         times = [r["median_ms"] * r["pct_cublas"] / 100 for r in self.rows
                  if r["M"] == n and r["kernel"] != "cublas" and r.get("pct_cublas")]
         return 100 * (max(times) / min(times) - 1)

@@ -520,8 +520,8 @@ f.set("cb_spread_2048", bench.cublas_window_spread_pct(2048), ".0f")
 def level4_at_2048_is_within_noise(check):
     spread = bench.cublas_window_spread_pct(2048)
     check(spread > 5, "본문: 2048³에서 창마다 잰 cuBLAS 시간이 몇 % 넘게 벌어진다")
-    check(abs(bench_rows[(LEVEL4, 2048)]["pct_cublas"] - 100) < spread,
-          "본문: 2048³에서 Level 4와 cuBLAS의 차이는 cuBLAS 자체의 흔들림보다 작다(앞섰다고 읽지 않는다)")
+    check(abs(bench_rows[(LEVEL4, 2048)]["pct_cublas"] - 100) < 1,
+          "본문: 2048³에서 Level 4와 cuBLAS의 차이는 1%포인트 안쪽이다(한 번 잰 비율로는 앞섰다고 읽지 않는다)")
 
 
 # ================================================ what the records do not hold (absence sentences)
