@@ -26,6 +26,7 @@ import pytest
 
 from course.bank import load_bank
 from course.settings import load_settings
+from course.variants import variant_question
 from site_probes import (UNGATED, all_pages, axe_violations, figure_layout_problems, is_redirect_stub, open_page,
                          survey_site)
 
@@ -190,6 +191,9 @@ def answer_by_keyboard(page, focus, bank, done: set) -> None:
     elif focus["type"] == "checkbox" and focus["choice"] in q.correct_choice_ids and not focus["checked"]:
         page.keyboard.press("Space")
     elif focus["numeric"]:
+        drawn = page.locator(f'[data-quiz-question="{q.id}"]').first.get_attribute("data-quiz-variant")
+        if drawn and q.variant is not None:   # a checkpoint shows a drawn variant from the first attempt on
+            q = variant_question(q, json.loads(drawn))
         page.keyboard.type(f"{q.answer.value:.15g} {q.answer.unit}".strip())
     elif focus["blank"]:
         page.keyboard.type(next(b.accept[0] for b in q.blanks if b.id == focus["blank"]))
