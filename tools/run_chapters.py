@@ -3,6 +3,7 @@
     python tools/run_chapters.py                          # every page of _toc.yml that has code cells
     python tools/run_chapters.py --chapter m09_async_copy --chapter m11_beyond_cublas
     COURSE_DEVICE_PROFILE=T4 python tools/run_chapters.py --out $OUT/t4   # on a GPU, as a T4 would run
+    python tools/run_chapters.py --exported               # the committed notebooks/*.ipynb, as Colab opens them
 
 Each MyST chapter (book/*.md) is read with jupytext and run top to bottom by nbclient on an IPython kernel
 of this very Python (a private kernelspec, so that no other installed "python3" kernel is picked), in the
@@ -67,7 +68,7 @@ def run_one(path: Path, timeout: int, out: Path | None) -> tuple[bool, float, st
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
-    nb = jupytext.read(path)
+    nb = nbformat.read(path, as_version=4) if path.suffix == ".ipynb" else jupytext.read(path)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=False,
                             resources={"metadata": {"path": str(path.parent)}})
@@ -91,12 +92,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--chapter", action="append", help="page name such as m09_async_copy (repeatable; default all)")
     ap.add_argument("--timeout", type=int, default=600, help="seconds per cell (default 600)")
     ap.add_argument("--out", type=Path, help="also write the executed notebooks here")
+    ap.add_argument("--exported", action="store_true",
+                    help="run the exported notebooks (notebooks/<page>.ipynb, install and GPU cells included)")
     args = ap.parse_args(argv)
     os.environ["JUPYTER_PATH"] = private_kernelspec() + os.pathsep + os.environ.get("JUPYTER_PATH", "")
     os.environ.setdefault("CUPY_TF32", "0")
     profile = os.environ.get("COURSE_DEVICE_PROFILE") or "-"
     failed = 0
-    for path in chapters(args.chapter):
+    pages = chapters(args.chapter)
+    if args.exported:
+        pages = [REPO / "notebooks" / f"{p.stem}.ipynb" for p in pages]
+    for path in pages:
         ok, seconds, error = run_one(path, args.timeout, args.out)
         failed += not ok
         print(f"{'ok  ' if ok else 'FAIL'} {path.relative_to(REPO)} profile={profile} {seconds:6.1f} s", flush=True)
