@@ -23,6 +23,16 @@ question's explanation encrypted under a key that only right answers rebuild.
 Free-text questions are graded by the instructor from the submission file: the page ships no
 model answer, rubric or explanation for them (the learner self-assesses against the chapter).
 
+``instructor_payload(bank, settings)`` is what a checkpoint page embeds instead under
+``course_settings.checkpoint_grading: instructor``: no grading data at all. Per question only what the page
+needs to show it and collect the answer: the prompt, section and Bloom level, the choices (ids and texts,
+no correct flag), a code question's code and blank ids (no accepted answer, no ``evaluate`` assignments),
+a numeric question's unit (no value, tolerance or rel) and, for a variant, its template and the parameter
+values it may draw (course.variants draws one per attempt from the learner's nonce, as ``grade`` draws
+them again). No salt, digest, wrapped share, box or explanation. The page (checkpoint_lock.js
+``collectOnly``) says that the instructor grades the checkpoint, shows no score and offers the
+submission file.
+
 What this protects: nothing in the page reads as a key, and the feedback no longer tells which
 question was wrong (quiz.js shows per-question verdicts only after a pass or after
 ``verdicts_after_attempts`` attempts). What it cannot protect: a script can try every choice (or
@@ -42,7 +52,8 @@ from course.grading import accepted_forms, blank_canonical, choice_canonical
 from course.settings import CourseSettings
 from course.variants import evaluate
 
-__all__ = ["FORMAT", "check_digest", "locked_payload", "locked_question", "wrap_mask"]
+__all__ = ["FORMAT", "bare_question", "check_digest", "checkpoint_payload", "instructor_payload", "locked_payload",
+           "locked_question", "wrap_mask"]
 
 FORMAT = 1
 SALT_BYTES, SHARE_BYTES, DIGEST_BYTES, IV_BYTES = 16, 32, 16, 12
@@ -152,3 +163,35 @@ def locked_payload(bank: Bank, settings: CourseSettings) -> dict:
             "checkpoint": {"pass_count": checkpoint.pass_count, "question_count": checkpoint.question_count,
                            "title": checkpoint.title, "verdicts_after_attempts": settings.verdicts_after_attempts},
             "questions": [locked_question(q) for q in bank.questions]}
+
+
+def bare_question(q: Question) -> dict:
+    """One question as an instructor-graded checkpoint page carries it: what shows it, nothing that grades it."""
+    item = {"id": q.id, "type": q.type, "bloom": q.bloom, "section": q.section, "prompt": q.prompt}
+    if q.type in ("single", "multiple"):
+        item["choices"] = [{"id": c.id, "text": c.text} for c in q.choices]
+    elif q.type == "code":
+        item["code"] = q.code
+        item["blanks"] = [{"id": b.id} for b in q.blanks]
+    elif q.type == "numeric":
+        item["answer"] = {"unit": q.answer.unit}
+        if q.variant is not None:
+            item["prompt"] = q.variant.template
+            item["variant"] = {"template": q.variant.template, "values": q.variant.representatives()}
+    return item
+
+
+def instructor_payload(bank: Bank, settings: CourseSettings) -> dict:
+    """A checkpoint page's quiz data under checkpoint_grading: instructor (see the module docstring)."""
+    checkpoint = settings.checkpoint(bank.module)
+    return {"module": bank.module, "title": bank.title, "bank_hash": bank.digest, "graded_by": "instructor",
+            "checkpoint": {"pass_count": checkpoint.pass_count, "question_count": checkpoint.question_count,
+                           "title": checkpoint.title},
+            "questions": [bare_question(q) for q in bank.questions]}
+
+
+def checkpoint_payload(bank: Bank, settings: CourseSettings) -> dict:
+    """The quiz data of a checkpoint page as course_settings.checkpoint_grading asks for it."""
+    if settings.graded_by_instructor:
+        return instructor_payload(bank, settings)
+    return locked_payload(bank, settings)

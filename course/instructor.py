@@ -142,8 +142,29 @@ def export_form(bank: Bank, out_dir: str | os.PathLike) -> list[Path]:
     return [json_path, md_path]
 
 
+def tolerance_text(answer: dict) -> str:
+    """A numeric key's tolerance as the grader applies it: "±0.5", "±0.3%", both, or "정확히 일치"."""
+    parts = []
+    if answer.get("tolerance"):
+        parts.append(f"±{answer['tolerance']:g}")
+    if answer.get("rel"):
+        parts.append(f"±{answer['rel'] * 100:g}%")
+    if not parts:
+        return "허용 오차 없음: 정확히 일치"
+    return "허용 오차 " + " 또는 ".join(parts) + (" 중 넓은 쪽" if len(parts) == 2 else "")
+
+
+def _assignments_text(evaluate: dict) -> str:
+    """The assignments a blank graded by meaning is checked over: "kt ∈ {0, 1, 2, 3}, cur = kt % 2"."""
+    out = []
+    for name, values in (evaluate.get("vars") or {}).items():
+        out.append(f"{name} = {values}" if isinstance(values, str) else f"{name} ∈ {{{', '.join(map(str, values))}}}")
+    return ", ".join(out)
+
+
 def key_markdown(bank: Bank) -> str:
     key = answer_key(bank)
+    blanks_of = {q.id: {b.id: b for b in q.blanks} for q in bank.questions if q.type == "code"}
     lines = [f"# 모듈 {bank.module} 정답지(answer key): {bank.title}", "",
              f"문제 은행 해시(bank hash): `{bank.digest[:16]}`", ""]
     for q in key["questions"]:
@@ -153,13 +174,22 @@ def key_markdown(bank: Bank) -> str:
             lines.append("정답: " + ", ".join(q["correct"]))
         elif "answer" in q:
             a = q["answer"]
-            lines.append(f"정답: {a['value']:g} {a['unit']} (허용 오차 ±{a['tolerance']:g})")
+            lines.append(f"정답: {a['value']:g} {a['unit']} ({tolerance_text(a)})".replace("  (", " ("))
             if "variant" in q:
                 params = "; ".join(f"{p['name']} ∈ {{{', '.join(map(str, p['values']))}}} (기본 {p['base']})"
                                    for p in q["variant"]["params"])
-                lines.append(f"변형(variant, 체크포인트의 이후 시도): {params}; 정답 = `{q['variant']['key']}`")
+                lines.append(f"변형(variant, 체크포인트는 첫 시도부터): {params}; 정답 = `{q['variant']['key']}` "
+                             "(허용 오차는 위와 같음)")
         elif "blanks" in q:
-            lines += [f"- {b}: " + " / ".join(f"`{x}`" for x in accept) for b, accept in q["blanks"].items()]
+            for b, accept in q["blanks"].items():
+                shown = " / ".join(f"`{x}`" for x in accept)
+                blank = blanks_of[q["id"]][b]
+                if blank.evaluate:
+                    lines.append(f"- {b}: 의미로 채점(by meaning): 답을 C 정수 식으로 읽어 "
+                                 f"{_assignments_text(blank.evaluate)}의 모든 경우에 값이 `{accept[0]}`의 값과 같으면 "
+                                 f"정답 (적어 둔 예: {shown})")
+                else:
+                    lines.append(f"- {b}: {shown} (공백 무시, 대소문자 구분)")
         else:
             lines += ["모범 답안:", "", q["model_answer"], "", "채점 기준:"] + [f"- {r}" for r in q["rubric"]]
         lines += ["", "해설: " + q["explanation"].strip(), ""]

@@ -6,7 +6,8 @@
   ``<script type="application/json" class="course-quiz-data" data-module="6">…</script>``
   (``<``, ``>`` and ``&`` written as ``\\u003c``, ``\\u003e``, ``\\u0026``). The site's
   quiz.js renders and grades it. Make the call the cell's last expression. A practice quiz
-  carries its key (bank.site_payload); a checkpoint carries none (course.checkpoint_lock).
+  carries its key (bank.site_payload); a checkpoint carries none (course.checkpoint_lock), and under
+  ``checkpoint_grading: instructor`` no grading data at all: the page only collects the answers.
 * JupyterLab: displays a :class:`LabQuiz` (ipywidgets) and returns None. It grades with
   course.grading, stores attempts with course.progress and saves submission files
   (course.submission) into ``./submissions/``.
@@ -35,11 +36,12 @@ def script_json(payload) -> str:
 
 
 def static_payload(bank: Bank, settings: CourseSettings) -> dict:
-    """The quiz data of the page: a practice quiz's bank with its key, or a checkpoint's locked payload."""
+    """The quiz data of the page: a practice quiz's bank with its key; a checkpoint's locked payload, or
+    under checkpoint_grading: instructor one without any grading data (course.checkpoint_lock)."""
     if settings.checkpoint(bank.module) is not None:
-        from course.checkpoint_lock import locked_payload
+        from course.checkpoint_lock import checkpoint_payload
 
-        return locked_payload(bank, settings)
+        return checkpoint_payload(bank, settings)
     payload = site_payload(bank)
     payload["checkpoint"] = None
     return payload
@@ -139,8 +141,23 @@ def _choice_label(choice, letter: str | None = None) -> str:
     return f"({letter or choice.id}) {text}"
 
 
+# Texts of an instructor-graded checkpoint (checkpoint_grading: instructor) and of a pass under unlock codes;
+# checkpoint_lock.js says the same on the site.
+COLLECT_NOTICE = ("이 체크포인트는 강사가 채점합니다. 여기서는 답을 모아 제출 파일로 내보낼 뿐, 점수와 정답은 "
+                  "보여 주지 않습니다.")
+UNLOCK_BY_CODE = "다음 장은 강사가 주는 잠금 해제 코드(unlock code)로 열립니다"
+
+
+def collected_html(count: int, unanswered: int) -> str:
+    """What an instructor-graded checkpoint shows once the answers are in: no score, the submission file."""
+    blank = f" 답하지 않은 문항이 {unanswered}개 있습니다." if unanswered else ""
+    return (f"<p><b>답을 확정했습니다 ({count}문항).</b>{blank} 이 체크포인트는 강사가 제출 파일로 채점하므로 "
+            "점수와 정답은 나오지 않습니다.</p><p>아래에 학번과 이름을 넣고 제출 파일을 저장해 강사에게 내세요. "
+            "답을 고치려면 '다시 풀기'를 누르세요. 다음 시도로 세며, 수치 문항의 값과 선택지 순서가 바뀝니다.</p>")
+
+
 STATUS_TEXT = {"correct": "정답", "partial": "부분 정답", "wrong": "오답", "unanswered": "답하지 않음",
-               "invalid": "읽을 수 없는 답", "self": "자기 평가", "pending": "자기 평가 대기", "manual": "교수자 채점"}
+               "invalid": "읽을 수 없는 답", "self": "자기 평가", "pending": "자기 평가 대기", "manual": "강사 채점"}
 COLORS = {"correct": "#2e7d32", "self": "#2e7d32", "partial": "#f9a825", "pending": "#f9a825"}
 
 
@@ -162,6 +179,11 @@ class LabQuiz:
     (deduplicated, sorted, not in question order), never a key, a model answer or an explanation;
     once the checkpoint is passed (or from attempt settings.verdicts_after_attempts on) each question
     is named right or wrong and the ones answered right show their explanation.
+
+    Under ``checkpoint_grading: instructor`` a checkpoint is not graded in the kernel either: 제출 collects
+    the answers (numbers must still read), says that the instructor grades them and offers the submission
+    file; no score, verdict, key or explanation is shown and no attempt enters the progress file (only
+    its number is used up).
     """
 
     def __init__(self, bank: Bank, settings: CourseSettings | None = None, store=None,
@@ -173,6 +195,7 @@ class LabQuiz:
         self.bank = bank
         self.settings = settings or load_settings()
         self.checkpoint = self.settings.checkpoint(bank.module)
+        self.collect_only = self.checkpoint is not None and self.settings.graded_by_instructor
         self.store = store if store is not None else ProgressStore()
         self.submissions_dir = Path(submissions_dir)
         self._now = utc_now_iso
@@ -219,6 +242,8 @@ class LabQuiz:
             c = self.checkpoint
             rule = (f"<p>{html.escape(c.title)} — {c.question_count}문항 중 {c.pass_count}문항 이상 정답이면 통과 "
                     f"({c.rule_text})</p>")
+        if self.collect_only:
+            rule += f"<p data-quiz-graded-by='instructor'>{COLLECT_NOTICE}</p>"
         children = [w.HTML(f"<b>퀴즈(quiz): {html.escape(self.bank.title)}</b>{rule}")]
         children += [w.HTML(f"<p>주의: {html.escape(n)}</p>") for n in self._notices()]
         if self.checkpoint and self.variants:
@@ -226,7 +251,8 @@ class LabQuiz:
                                    "(변형, variant).</p>"))
         for number, q in enumerate(self.questions, 1):
             children.append(self._question_box(number, q))
-        self.submit_button = w.Button(description="제출하고 채점하기", button_style="primary")
+        self.submit_button = w.Button(description="답 확정하기" if self.collect_only else "제출하고 채점하기",
+                                      button_style="primary")
         self.retry_button = w.Button(description="다시 풀기", layout=w.Layout(display="none"))
         self.submit_button.on_click(self.submit)
         self.retry_button.on_click(self.retry)
@@ -238,7 +264,7 @@ class LabQuiz:
         self.save_button.on_click(self.save_submission)
         self.save_status = w.HTML()
         children += [w.HBox([self.submit_button, self.retry_button]), self.result_html,
-                     w.HTML("<b>교수자에게 낼 제출 파일(submission file)</b>"),
+                     w.HTML("<b>강사에게 낼 제출 파일(submission file)</b>"),
                      w.HBox([self.student_id, self.student_name, self.save_button]), self.save_status]
         self.box.children = children
 
@@ -342,8 +368,8 @@ class LabQuiz:
         if unanswered and not self.confirmed_blank:
             self.confirmed_blank = True
             self.result_html.value = (f"<p style='color:#c62828'>답하지 않은 문항이 {unanswered}개 있습니다. "
-                                      "그대로 채점하려면 한 번 더 누르세요.</p>")
-            self.submit_button.description = "그래도 제출하기"
+                                      "그대로 제출하려면 한 번 더 누르세요.</p>")
+            self.submit_button.description = "그래도 확정하기" if self.collect_only else "그래도 제출하기"
             return
         self.answers = answers
         self.submitted_at = self._now()
@@ -353,6 +379,9 @@ class LabQuiz:
         self.submit_button.layout.display = "none"
         self.retry_button.layout.display = None
         self.save_button.disabled = False
+        if self.collect_only:
+            self.result_html.value = collected_html(len(self.questions), unanswered)
+            return
         for toggle in self.self_buttons.values():
             toggle.layout.display = None
         self._regrade()
@@ -385,7 +414,7 @@ class LabQuiz:
         path = self.submissions_dir / submission_filename(self.bank.module, student["id"], doc["submitted_at"])
         path.write_text(json.dumps(doc, ensure_ascii=False, indent=1), encoding="utf-8")
         self.save_status.value = (f"<p>저장했습니다: <code>{html.escape(str(path.resolve()))}</code> — "
-                                  "이 파일을 교수자에게 제출하세요.</p>")
+                                  "이 파일을 강사에게 제출하세요.</p>")
         return path
 
     # -------------------------------------------------------------- grading and display
@@ -483,7 +512,7 @@ class LabQuiz:
         where = f"<a href='{page}.md'>{page}.md</a>의 〈{html.escape(q.section)}〉"
         body = []
         if q.type == "free" and r.status in ("pending", "self"):
-            body.append(f"<p>체크포인트에서는 모범 답안을 보여 주지 않고, 서술형은 교수자가 제출 파일로 채점합니다. {where} "
+            body.append(f"<p>체크포인트에서는 모범 답안을 보여 주지 않고, 서술형은 강사가 제출 파일로 채점합니다. {where} "
                         "부분을 다시 읽고, 내 답이 그 내용을 담았는지 스스로 판단해 맞음/틀림을 고르세요.</p>")
         if r.status == "invalid" and r.message:
             body.append(f"<p style='color:#c62828'>{html.escape(r.message)}</p>")
@@ -491,8 +520,7 @@ class LabQuiz:
             head = STATUS_TEXT.get(r.status, r.status) + (f" ({r.score:.2f}점)" if r.status == "partial" else "")
             body.insert(0, f"<p style='color:{color};font-weight:600'>{head}</p>")
             if r.correct and q.type != "free":
-                note = " (해설의 수치는 문제 은행의 기본 값 기준입니다)" if q.variant is not None else ""
-                body.append(f"<p><b>해설(explanation)</b>{note}</p>{rich_text_html(q.explanation)}")
+                body.append(f"<p><b>해설(explanation)</b></p>{rich_text_html(q.explanation)}")
             elif not r.correct and q.type != "free":
                 body.append(f"<p>복습할 곳: {where}</p>")
         if not body:
@@ -525,7 +553,8 @@ class LabQuiz:
                 for gated, required in sorted(self.settings.gates.items()):
                     if required == self.bank.module:
                         page = self.settings.page(gated)
-                        out.append(f"<p>이제 다음 장이 열렸습니다: <a href='{page}.md'>{page}.md</a></p>")
+                        lead = UNLOCK_BY_CODE if self.settings.lab_by_code else "이제 다음 장이 열렸습니다"
+                        out.append(f"<p>{lead}: <a href='{page}.md'>{page}.md</a></p>")
             else:
                 out.append(f"<p style='color:#c62828'><b>아직 통과하지 못했습니다: {r.correct_count}/{r.max_score}. "
                            f"{c.rule_text} 이상이면 통과합니다. 복습할 곳을 다시 읽고 '다시 풀기'로 "

@@ -1,7 +1,8 @@
 """Unlock codes signed by the instructor: a lock on the chapters after a checkpoint that a learner
 cannot forge.
 
-Settings (``_config.yml``, ``sphinx.config.course_settings``; read here, beside course.settings)::
+Settings (``_config.yml``, ``sphinx.config.course_settings``; read and validated by course.settings,
+which :func:`load_unlock_settings` and :func:`unlock_settings_from` take them from)::
 
     gating_unlock: instructor      # progress (default): passing the checkpoint opens the next chapters
                                    # instructor: only an unlock code from the instructor opens them
@@ -110,50 +111,41 @@ def _config_data(path=None) -> tuple[dict, str, str]:
         data = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise SettingsError(f"{config}: 설정 파일을 읽을 수 없습니다 ({exc})") from exc
+    if not isinstance(data, dict):
+        return {}, "", str(config)
     raw = ((data.get("sphinx") or {}).get("config") or {}).get("course_settings") or {}
     return (raw if isinstance(raw, dict) else {}), str(data.get("title") or ""), str(config)
 
 
 def course_settings_value(key: str, path=None):
-    """One key of course_settings as written (None when absent): for the keys course.settings does not read."""
+    """One key of course_settings as written (None when absent), after course.settings has validated the
+    whole mapping (SettingsError, in Korean, when any key is wrong)."""
+    from course.settings import load_settings
+
+    load_settings(path)
     return _config_data(path)[0].get(key)
 
 
+def _from_settings(settings) -> UnlockSettings:
+    return UnlockSettings(settings.gating_unlock, settings.unlock_public_key, settings.unlock_course,
+                          settings.lab_unlock, settings.source)
+
+
 def load_unlock_settings(path=None) -> UnlockSettings:
-    raw, title, source = _config_data(path)
-    return unlock_settings_from(raw, title, source)
+    """The unlock settings of the _config.yml course.settings reads (validated there)."""
+    from course.settings import load_settings
+
+    return _from_settings(load_settings(path))
 
 
 def unlock_settings_from(raw: dict, title: str = "", source: str = "dict") -> UnlockSettings:
-    """Validate the unlock keys of a course_settings mapping (SettingsError, in Korean, when wrong)."""
-    from course.settings import SettingsError
+    """The unlock keys of a course_settings mapping, validated by course.settings (SettingsError, in
+    Korean, when wrong); the other keys of the mapping are not looked at."""
+    from course.settings import unlock_values
 
-    where = f"{source}: course_settings"
-    mode = raw.get("gating_unlock", "progress")
-    if mode not in UNLOCK_MODES:
-        raise SettingsError(f"{where}.gating_unlock는 {', '.join(UNLOCK_MODES)} 중 하나여야 합니다 (받은 값: {mode!r})")
-    lab = raw.get("lab_unlock", "same")
-    if lab not in LAB_UNLOCK_MODES:
-        raise SettingsError(f"{where}.lab_unlock는 {', '.join(LAB_UNLOCK_MODES)} 중 하나여야 합니다 (받은 값: {lab!r})")
-    key = raw.get("unlock_public_key") or ""
-    if not isinstance(key, str):
-        raise SettingsError(f"{where}.unlock_public_key는 문자열(base64)이어야 합니다")
-    key = "".join(key.split())
-    if key and _crypto_available():          # without cryptography the key is checked where it is used
-        try:
-            load_public_key(key)
-        except UnlockError as exc:
-            raise SettingsError(f"{where}.unlock_public_key: {exc}") from None
-    elif mode == "instructor" or lab == "instructor":
-        raise SettingsError(f"{where}: 잠금 해제 코드(unlock code)를 쓰려면 unlock_public_key가 있어야 합니다. "
-                            "`python -m course unlock keygen --out 폴더`가 출력하는 줄을 넣으세요")
-    course = raw.get("unlock_course_id") or title
-    if not isinstance(course, str):
-        raise SettingsError(f"{where}.unlock_course_id는 문자열이어야 합니다")
-    course = normalise_text(course)
-    if printable(course) != course:
-        raise SettingsError(f"{where}.unlock_course_id(또는 title)에 제어 문자가 있습니다")
-    return UnlockSettings(mode, key, course, lab, source)
+    values = unlock_values(raw, title, f"{source}: course_settings")
+    return UnlockSettings(values["gating_unlock"], values["unlock_public_key"], values["unlock_course"],
+                          values["lab_unlock"], source)
 
 
 # ---------------------------------------------------------------------------- the signed message

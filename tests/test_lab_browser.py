@@ -259,7 +259,7 @@ def test_quiz_grades_in_jupyterlab(browser, lab_url, lab_shots):
     """Module 6's checkpoint quiz: answer a question, submit, and the widget reports the grade."""
     context, page = _open_and_run(browser, lab_url, "m06_tiling")
     try:
-        quiz = page.locator(f"{PANEL} .widget-vbox").filter(has_text="교수자에게 낼 제출 파일").last
+        quiz = page.locator(f"{PANEL} .widget-vbox").filter(has_text="강사에게 낼 제출 파일").last
         quiz.scroll_into_view_if_needed()
         quiz.locator(".widget-radio-box input[type=radio]").first.check()
         quiz.get_by_role("button", name="제출하고 채점하기").click()

@@ -10,6 +10,7 @@
  *   parseCode, codeValues, blankAssignments                     course/variants.py (code blanks by meaning)
  *   fnv1a32, mulberry32, drawIndex, presentedBank               course/shuffle.py, course/variants.py
  *   checkAnswers (HMAC-SHA256 digests, AES-GCM)                 course/checkpoint_lock.py builds what it reads
+ *   gradedByInstructor, gradingNotes, collectOnly               course/checkpoint_lock.py instructor_payload
  *
  * A checkpoint page's quiz data (course.checkpoint_lock.locked_payload) has no correct flag, value,
  * formula, accepted answer, model answer, rubric or explanation. Each question has a salt and parts;
@@ -23,6 +24,15 @@
  * review (each once, sorted, not in question order); per-question right/wrong and the explanations of
  * the questions answered right only once verdicts are shown (quiz.js: after a pass, or from attempt
  * course_settings.verdicts_after_attempts on). No marks on choices, ever.
+ *
+ * Instructor-graded checkpoints (course_settings.checkpoint_grading: instructor; the quiz data has
+ * graded_by "instructor" and no lock, key or explanation): the header says that the instructor grades
+ * the checkpoint; submitting checks only that numbers read, then keeps the answers for the submission
+ * file (collectOnly) and shows no score, verdict or explanation. No attempt is recorded in the progress
+ * (quiz.js has already used up its number), so nothing stored on the page can open a gate.
+ *
+ * A pass banner under gating_unlock: instructor (window.COURSE_SETTINGS) says that the instructor's
+ * unlock code opens the next chapters (nextChapterLead), never that they are open now.
  */
 (function (root, factory) {
   "use strict";
@@ -404,7 +414,7 @@
   }
 
   var NO_WEBCRYPTO = "이 브라우저(또는 https가 아닌 주소)에서는 체크포인트를 채점할 수 없습니다(WebCrypto 없음). " +
-    "https 주소에서 다시 열거나, 제출 파일을 내려받아 교수자에게 제출하세요.";
+    "https 주소에서 다시 열거나, 제출 파일을 내려받아 강사에게 제출하세요.";
 
   // ------------------------------------------------------------------ checkpoint feedback
   /** The sections of the questions not answered right: each once, sorted (never in question order). */
@@ -431,11 +441,11 @@
         text: (ui.status[r.status] || r.status) + (r.status === "partial" ? " (" + ui.formatScore(r.score) + "점)" : "") }));
     }
     if (q.type === "free" && (r.status === "pending" || r.status === "self")) {
-      parts.push(el("p", {}, ["체크포인트의 서술형은 교수자가 제출 파일로 채점하며, 이 페이지에는 모범 답안이 없습니다. "]
+      parts.push(el("p", {}, ["체크포인트의 서술형은 강사가 제출 파일로 채점하며, 이 페이지에는 모범 답안이 없습니다. "]
         .concat(reviewLink(ui, quiz.module, q.section), [" 부분을 다시 읽고, 내 답이 그 내용을 담았는지 스스로 판단하세요."])),
         quiz.selfAssessmentOf(q));
     } else if (verdicts && r.correct && r.explanation) {
-      parts.push(el("p", { "class": "course-quiz-label", text: "해설(explanation)" + (q.variant ? " — 수치는 문제 은행의 기본 값 기준" : "") }));
+      parts.push(el("p", { "class": "course-quiz-label", text: "해설(explanation)" }));
       parts.push(ui.richText(el("div", { "class": "course-quiz-explanation" }), r.explanation));
     } else if (verdicts && !r.correct && q.type !== "free") {
       parts.push(el("p", {}, ["복습할 곳: "].concat(reviewLink(ui, quiz.module, q.section))));
@@ -477,6 +487,41 @@
       (hasVariant ? " 다음 시도에서는 수치 문항의 값이 바뀝니다." : "")));
   }
 
+  // ------------------------------------------------------------------ instructor-graded checkpoints
+  var INSTRUCTOR_GRADES = "이 체크포인트는 강사가 채점합니다. 여기서는 답을 모아 제출 파일로 내보낼 뿐, 점수와 정답은 보여 주지 않습니다.";
+  var UNLOCK_BY_CODE = "다음 장은 강사가 주는 잠금 해제 코드(unlock code)로 열립니다: ";
+
+  function gradedByInstructor(bank) { return !!bank && bank.graded_by === "instructor"; }
+
+  /** Under the quiz's title: an instructor-graded checkpoint says so (nothing for other quizzes). */
+  function gradingNotes(bank, el) {
+    return gradedByInstructor(bank) ? [el("p", { "class": "course-quiz-rule", "data-quiz-graded-by": "instructor", text: INSTRUCTOR_GRADES })] : [];
+  }
+
+  /** The text before a link to a chapter this checkpoint gates, once it is passed on the page. */
+  function nextChapterLead(settings) {
+    return settings && settings.gating_unlock === "instructor" ? UNLOCK_BY_CODE : "이제 다음 장이 열렸습니다: ";
+  }
+
+  /** On submit: true when the quiz is an instructor-graded checkpoint, whose answers are then only kept
+   *  for the submission file (no grading, no score, nothing recorded but the attempt's number). */
+  function collectOnly(quiz, ui) {
+    if (!gradedByInstructor(quiz.baseBank || quiz.bank)) { return false; }
+    var el = ui.el, questions = quiz.bank.questions, answers = quiz.answers || {};
+    var blank = questions.filter(function (q) {
+      var a = answers[q.id];
+      return q.type === "code" ? !Object.keys(a || {}).some(function (k) { return ui.normalize(String(a[k] || "")); }) : ui.isBlank(a);
+    }).length;
+    quiz.container.setAttribute("data-quiz-state", "final");
+    ui.appendAll(ui.clear(quiz.resultBox), [
+      el("p", { "class": "course-quiz-summary", "data-quiz-collected": String(questions.length - blank), text: "답을 확정했습니다 (" +
+        questions.length + "문항" + (blank ? ", 답하지 않은 문항 " + blank + "개" : "") + "). 이 체크포인트는 강사가 제출 파일로 " +
+        "채점하므로 점수와 정답은 나오지 않습니다." }),
+      el("p", { text: "아래에 학번과 이름을 넣고 '제출 파일 내려받기'로 받은 파일을 강사에게 내세요. 이 페이지를 닫으면 답이 " +
+        "남지 않습니다. 답을 고치려면 '다시 풀기'를 누르세요. 다음 시도로 세며, 수치 문항의 값과 선택지 순서가 바뀝니다." })]);
+    return true;
+  }
+
   return {
     utf8Bytes: utf8Bytes,
     fnv1a32: fnv1a32,
@@ -497,6 +542,10 @@
     NO_WEBCRYPTO: NO_WEBCRYPTO,
     reviewSections: reviewSections,
     showCheckpointFeedback: showCheckpointFeedback,
-    showCheckpointResult: showCheckpointResult
+    showCheckpointResult: showCheckpointResult,
+    gradedByInstructor: gradedByInstructor,
+    gradingNotes: gradingNotes,
+    nextChapterLead: nextChapterLead,
+    collectOnly: collectOnly
   };
 });

@@ -651,7 +651,7 @@
 
   var STATUS_TEXT = {
     correct: "정답", partial: "부분 정답", wrong: "오답", unanswered: "답하지 않음",
-    invalid: "읽을 수 없는 답", self: "자기 평가", pending: "자기 평가 대기", manual: "교수자 채점"
+    invalid: "읽을 수 없는 답", self: "자기 평가", pending: "자기 평가 대기", manual: "강사 채점"
   };
   var TYPE_TEXT = {
     single: "하나 고르기", multiple: "모두 고르기", numeric: "수치 답", code: "코드 빈칸", free: "서술형"
@@ -670,7 +670,7 @@
     var n = settings().verdicts_after_attempts;
     if (!isInt(n)) { n = (quiz.baseBank.checkpoint || {}).verdicts_after_attempts; }
     return { el: el, clear: clear, appendAll: appendAll, richText: renderRichText, pageLink: pageLink, status: STATUS_TEXT,
-             formatScore: formatScore, verdictsAfter: isInt(n) && n >= 0 ? n : 3,
+             formatScore: formatScore, verdictsAfter: isInt(n) && n >= 0 ? n : 3, normalize: normalizeCode, isBlank: isBlankResponse,
              banner: function (r, advice) { return checkpointBanner(r, quiz.checkpoint, quiz.module, advice); } };
   }
 
@@ -709,8 +709,8 @@
     var header = el("div", { "class": "course-quiz-header" }, [
       el("p", { "class": "course-quiz-title", tabindex: "-1", text: "퀴즈(quiz): " + bank.title })
     ]);
-    if (checkpoint) {
-      header.appendChild(el("p", { "class": "course-quiz-rule", text: checkpointRuleText(checkpoint) }));
+    if (checkpoint) {   // and, on an instructor-graded checkpoint, that the instructor grades it
+      appendAll(header, [el("p", { "class": "course-quiz-rule", text: checkpointRuleText(checkpoint) })].concat(lock().gradingNotes(bank, el)));
     }
     return header;
   }
@@ -920,7 +920,7 @@
 
   function nextChapterLinks(module) {
     return modulesGatedBy(module).map(function (m) {
-      return el("p", {}, ["이제 다음 장이 열렸습니다: ", el("a", { href: pageLink(m), "data-course-next-link": String(m), text: "모듈 " + withParticle(m, "로") + " 가기" })]);
+      return el("p", {}, [lock().nextChapterLead(settings()), el("a", { href: pageLink(m), "data-course-next-link": String(m), text: "모듈 " + withParticle(m, "로") + " 가기" })]);
     });
   }
 
@@ -954,7 +954,7 @@
   }
 
   function downloadedText(name, doc) {
-    return name + " 파일을 내려받았습니다. 이 파일을 교수자에게 제출하세요." +
+    return name + " 파일을 내려받았습니다. 이 파일을 강사에게 제출하세요." +
       (doc.integrity ? "" : " (이 브라우저에서는 무결성 값을 계산하지 못해 integrity가 비어 있습니다.)");
   }
 
@@ -1021,7 +1021,7 @@
 
   Quiz.prototype.renderActions = function () {
     var self = this;
-    this.submitButton = actionButton("submit", "제출하고 채점하기");
+    this.submitButton = actionButton("submit", lock().gradedByInstructor(this.bank) ? "답 확정하기" : "제출하고 채점하기");
     this.retryButton = actionButton("retry", "다시 풀기 (선택지 순서가 바뀝니다)", true);
     this.submitButton.addEventListener("click", function () { self.submit(); });
     this.retryButton.addEventListener("click", function () {
@@ -1088,7 +1088,7 @@
     var unanswered = unansweredCount(this.bank.questions, answers);
     if (unanswered === 0 || this.confirmedBlank) { return false; }
     this.confirmedBlank = true;
-    this.submitWarning.textContent = "답하지 않은 문항이 " + unanswered + "개 있습니다. 그대로 채점하려면 한 번 더 누르세요.";
+    this.submitWarning.textContent = "답하지 않은 문항이 " + unanswered + "개 있습니다. 그대로 제출하려면 한 번 더 누르세요.";
     this.submitButton.textContent = "그래도 제출하기";
     return true;
   };
@@ -1104,6 +1104,7 @@
     this.submitButton.hidden = true;
     this.retryButton.hidden = false;
     this.downloadButton.disabled = false;
+    if (lock().collectOnly(this, checkpointUI(this))) { this.resultBox.focus(); return; }   // the instructor grades it
     if (!this.bank.locked) { this.regrade(); this.resultBox.focus(); return; }
     var self = this, attempt = this.attemptNo;
     this.container.setAttribute("data-quiz-state", "checking");
@@ -1195,11 +1196,7 @@
     if (cp) { lock().showCheckpointResult(this, pendingSelf, this.verdicts(), checkpointUI(this)); }
     else { box.appendChild(resultSummary(r)); box.appendChild(feedbackLink(this.bank.questions[0], cp)); }
     appendAll(box, storage.notices.slice(this.noticesShown).map(noticeParagraph));
-    if (cp) { return; }
-    if (pendingSelf > 0) {
-      box.appendChild(pendingSelfNote(pendingSelf));
-      return;
-    }
+    if (!cp && pendingSelf > 0) { box.appendChild(pendingSelfNote(pendingSelf)); }
   };
 
   Quiz.prototype.renderSubmissionForm = function () {
@@ -1210,7 +1207,7 @@
     this.downloadStatus = el("p", { "class": "course-quiz-download-status", "data-quiz-download-status": true, "aria-live": "polite" });
     this.downloadButton.addEventListener("click", function () { self.download(idInput, nameInput); });
     return el("div", { "class": "course-quiz-submission" }, [
-      labelParagraph("교수자에게 낼 제출 파일(submission file) — 제출한 뒤에 내려받을 수 있습니다."),
+      labelParagraph("강사에게 낼 제출 파일(submission file) — 제출한 뒤에 내려받을 수 있습니다."),
       el("label", {}, ["학번(student ID) ", idInput]), " ",
       el("label", {}, ["이름(name) ", nameInput]), " ",
       this.downloadButton, this.downloadStatus
