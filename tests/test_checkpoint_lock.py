@@ -337,3 +337,96 @@ def test_verdicts_after_attempts_is_validated_and_the_old_key_is_refused():
     with pytest.raises(SettingsError, match="attempts_before_variant.*지우세요"):
         settings_from_dict({"attempts_before_variant": 2})
     assert math.isfinite(load_settings().verdicts_after_attempts)
+
+
+# ----------------------------------------------------------------------------- checkpoint_grading: instructor
+
+GRADING_FIELDS = {"lock", "locked", "salt", "parts", "entries", "box", "iv", "ct", "d", "w", "explanation", "correct",
+                  "accept", "evaluate", "value", "tolerance", "rel", "key", "model_answer", "rubric"}
+
+
+def keys_in(node):
+    """Every mapping key anywhere in a JSON value."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield k
+            yield from keys_in(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from keys_in(v)
+
+
+def instructor_graded():
+    return settings_from_dict({"checkpoint_grading": "instructor", "gating_policy": "advisory"})
+
+
+@pytest.mark.parametrize("module", CHECKPOINTS)
+def test_an_instructor_graded_checkpoint_page_carries_no_grading_data(module):
+    import re
+
+    from course.quiz import quiz_html, script_json, static_payload
+
+    bank = BANKS[module]
+    page = quiz_html(bank, instructor_graded())
+    data = json.loads(re.search(r'<script type="application/json"[^>]*>(.*?)</script>', page, re.S).group(1))
+    assert data["graded_by"] == "instructor" and data["bank_hash"] == bank.digest
+    assert not set(keys_in(data)) & GRADING_FIELDS, set(keys_in(data)) & GRADING_FIELDS
+    # what the page needs to show every question and collect its answer is all there
+    assert [q["id"] for q in data["questions"]] == [q.id for q in bank.questions]
+    for q, shown in zip(bank.questions, data["questions"]):
+        assert shown["type"] == q.type and shown["section"] == q.section
+        if q.choices:
+            assert shown["choices"] == [{"id": c.id, "text": c.text} for c in q.choices]
+        if q.type == "code":
+            assert shown["code"] == q.code and shown["blanks"] == [{"id": b.id} for b in q.blanks]
+        if q.type == "numeric":
+            assert shown["answer"] == {"unit": q.answer.unit}
+        if q.variant is not None:
+            assert shown["variant"] == {"template": q.variant.template, "values": q.variant.representatives()}
+    # nothing that grades or teaches the key reads anywhere in the page's text
+    for q in bank.questions:
+        for text in (q.explanation, q.model_answer or ""):
+            for line in (x.strip() for x in text.splitlines()):
+                if len(line) > 12:
+                    assert script_json(line)[1:-1] not in page, (q.id, line)
+    # the same bank under the default (page grading) does carry its lock: the check above can fail
+    locked = static_payload(bank, settings_from_dict({}))
+    assert {"lock", "salt", "box", "locked"} <= set(keys_in(locked)) and "graded_by" not in locked
+
+
+def fill_lab(quiz, answers):
+    for q in quiz.questions:
+        widget, value = quiz.inputs[q.id], answers.get(q.id)
+        if q.type == "multiple":
+            for cid, box in widget.items():
+                box.value = cid in value
+        elif q.type == "code":
+            for bid, text in widget.items():
+                text.value = value.get(bid, "")
+        else:
+            widget.value = value
+
+
+def test_the_lab_quiz_collects_an_instructor_graded_checkpoint_without_grading_it(tmp_path, monkeypatch):
+    pytest.importorskip("ipywidgets")
+    from course.instructor import grade_folder
+    from course.progress import ProgressStore
+    from course.quiz import LabQuiz
+
+    monkeypatch.delenv("COURSE_STATIC", raising=False)
+    bank = BANKS[6]
+    quiz = LabQuiz(bank, instructor_graded(), ProgressStore(tmp_path / "data"), submissions_dir=tmp_path / "subs")
+    assert "강사가 채점합니다" in quiz.box.children[0].value and quiz.submit_button.description == "답 확정하기"
+    fill_lab(quiz, right_answers(quiz.questions))      # the values this attempt drew, right
+    quiz.submit_button.click()
+    assert quiz.result is None and quiz.save_button.disabled is False
+    shown = quiz.result_html.value
+    assert "강사가 제출 파일로 채점" in shown and "문항 정답" not in shown and "통과" not in shown
+    assert all(box.value == "" for box in quiz.feedback.values())                  # no verdict, key or explanation
+    assert all(t.layout.display == "none" for t in quiz.self_buttons.values())      # nothing to self-assess
+    assert quiz.store.attempts(6) == [] and quiz.store.next_attempt_number(6) == 2  # the number is used, no record
+    quiz.student_id.value = "S1"
+    path = quiz.save_submission()
+    [graded] = grade_folder(bank, path.parent, 6).graded                              # grade draws the same values
+    assert graded.result.correct_count == sum(q.type != "free" for q in bank.questions)
+    assert graded.result.pending_count == sum(q.type == "free" for q in bank.questions)

@@ -216,6 +216,29 @@ def test_export_key_json_and_markdown(tmp_path):
     assert "8192 B" in (tmp_path / "key.md").read_text(encoding="utf-8")
 
 
+def test_the_markdown_key_shows_a_relative_tolerance_and_blanks_graded_by_meaning():
+    from course.instructor import key_markdown, tolerance_text
+
+    assert tolerance_text({"value": 17180, "tolerance": 0, "rel": 0.003}) == "허용 오차 ±0.3%"
+    assert tolerance_text({"value": 9.56, "tolerance": 0.05}) == "허용 오차 ±0.05"
+    assert tolerance_text({"value": 1, "tolerance": 2, "rel": 0.1}) == "허용 오차 ±2 또는 ±10% 중 넓은 쪽"
+    assert tolerance_text({"value": 8192, "tolerance": 0}) == "허용 오차 없음: 정확히 일치"
+    relative = [q for q in load_bank(10).questions if q.type == "numeric" and q.answer.rel]
+    by_meaning = [(q, b) for q in load_bank(8).questions if q.type == "code" for b in q.blanks if b.evaluate]
+    assert relative and by_meaning                                     # the real banks have both kinds
+    text = key_markdown(load_bank(10))
+    for q in relative:
+        section = text.split(f"## `{q.id}`")[1].split("\n## ")[0]
+        assert f"±{q.answer.rel * 100:g}%" in section and "±0)" not in section and "±0 " not in section
+    text = key_markdown(load_bank(8))
+    for q, blank in by_meaning:
+        line = next(x for x in text.split(f"## `{q.id}`")[1].splitlines() if x.startswith(f"- {blank.id}:"))
+        assert "의미로 채점(by meaning)" in line and f"`{blank.accept[0]}`의 값과 같으면" in line
+        assert all(name in line for name in blank.evaluate["vars"])      # the assignments it is checked over
+    plain = next(b for q in load_bank(8).questions if q.type == "code" for b in q.blanks if not b.evaluate)
+    assert "의미로 채점" not in next(x for x in text.splitlines() if x.startswith(f"- {plain.id}:") and plain.accept[0] in x)
+
+
 def test_validate_command(tmp_path):
     proc = run_cli("validate", "--module", 6)
     assert proc.returncode == 0 and "ok" in proc.stdout
