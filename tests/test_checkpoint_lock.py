@@ -430,3 +430,25 @@ def test_the_lab_quiz_collects_an_instructor_graded_checkpoint_without_grading_i
     [graded] = grade_folder(bank, path.parent, 6).graded                              # grade draws the same values
     assert graded.result.correct_count == sum(q.type != "free" for q in bank.questions)
     assert graded.result.pending_count == sum(q.type == "free" for q in bank.questions)
+
+
+@pytest.mark.parametrize("lab_unlock", ["same", "instructor"])
+def test_a_lab_pass_says_what_opens_the_next_chapter(tmp_path, monkeypatch, lab_unlock):
+    pytest.importorskip("ipywidgets")
+    pytest.importorskip("cryptography")
+    from course import unlock
+    from course.progress import ProgressStore
+    from course.quiz import UNLOCK_BY_CODE, LabQuiz
+
+    monkeypatch.delenv("COURSE_STATIC", raising=False)
+    key = unlock.public_key_text(unlock.generate_private_key())
+    settings = settings_from_dict({"lab_unlock": lab_unlock, "unlock_public_key": key})
+    quiz = LabQuiz(BANKS[6], settings, ProgressStore(tmp_path / "data"), submissions_dir=tmp_path / "subs")
+    fill_lab(quiz, right_answers(quiz.questions))
+    quiz.submit_button.click()
+    for toggle in quiz.self_buttons.values():
+        toggle.value = True
+    shown = quiz.result_html.value
+    assert quiz.result.passed and "m07" in shown
+    assert (UNLOCK_BY_CODE in shown, "이제 다음 장이 열렸습니다" in shown) == ((True, False) if lab_unlock == "instructor"
+                                                                           else (False, True))
