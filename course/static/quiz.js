@@ -21,11 +21,11 @@
  * (course/shuffle.py does the same in Python; tests/test_quiz_js.py compares). Every choice shows
  * its id, "(b)", because explanations, feedback and the instructor's key name choices by id.
  *
- * Checkpoints measure instead of teaching, and their pages carry no readable key: checkpoint_lock.js
- * checks answers against salted digests and opens the explanations of right answers (see there); the
- * letters follow the order shown; every numeric question with drawn values shows the ones drawn for
- * (learner id as nonce, attempt) from the first attempt on (course/variants.py draws the same; the
- * submission records them under presentation.variants and the nonce under presentation.nonce).
+ * Checkpoints measure instead of teaching, and their pages carry no readable key: checkpoint_lock.js checks
+ * answers against salted digests and opens the explanations of right answers, or (checkpoint_grading:
+ * instructor) only collects them (see there); the letters follow the order shown; numeric questions with
+ * drawn values show those drawn for (learner id as nonce, attempt) from the first attempt on (variants.py
+ * draws the same; the submission records them under presentation.variants, the nonce under .nonce).
  *
  * Stable data attributes this script creates (used by tests/test_site_quiz.py):
  *   .course-quiz[data-quiz-state]        "ready" | "checking" | "submitted" (free items await self-assessment) | "final"
