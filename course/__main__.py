@@ -51,7 +51,7 @@ def _module_help() -> str:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m course",
-        description="SGEMM 강좌 교수자 도구 / Instructor tools for the SGEMM course: "
+        description="SGEMM 강좌 강사 도구 / Instructor tools for the SGEMM course: "
                     "양식·정답지 내보내기, 제출 파일 채점 (export forms and keys, grade submissions).",
         epilog="종료 코드 / exit codes: 0 성공 (success); 1 grade: 채점된 제출 없음 (nothing graded), "
                "validate: 정답 위치·길이 치우침 (unbalanced keys); 2 사용법·설정 오류 (usage or setup error); "

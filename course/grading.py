@@ -421,8 +421,8 @@ def _grade_free(q: Question, response, self_assessment, mode: str, manual_mark) 
         return _invalid(q)
     if mode == "instructor":
         if manual_mark is None:
-            return QuestionResult(q.id, q.type, "pending", 0.0, "교수자 채점 대기 중입니다.")
-        return QuestionResult(q.id, q.type, "manual", float(manual_mark), "교수자가 채점했습니다.")
+            return QuestionResult(q.id, q.type, "pending", 0.0, "강사 채점 대기 중입니다.")
+        return QuestionResult(q.id, q.type, "manual", float(manual_mark), "강사가 채점했습니다.")
     if self_assessment is None:
         return QuestionResult(q.id, q.type, "pending", 0.0, "모범 답안과 비교해 자기 평가를 하세요.")
     if not isinstance(self_assessment, bool):

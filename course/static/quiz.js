@@ -259,9 +259,9 @@
     if (typeof r !== "string") { return invalid(q); }
     if (mode === "instructor") {
       if (manualMark === null || manualMark === undefined) {
-        return makeResult(q, "pending", 0, "교수자 채점 대기 중입니다.");
+        return makeResult(q, "pending", 0, "강사 채점 대기 중입니다.");
       }
-      return makeResult(q, "manual", Number(manualMark), "교수자가 채점했습니다.");
+      return makeResult(q, "manual", Number(manualMark), "강사가 채점했습니다.");
     }
     if (selfAssessment === null || selfAssessment === undefined) {
       return makeResult(q, "pending", 0, "모범 답안과 비교해 자기 평가를 하세요.");
