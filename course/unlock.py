@@ -282,7 +282,7 @@ def verify_code(public_key, course: str, module: int, student_id: str, code) -> 
         body = message(course, module, student_id)
     except (binascii.Error, ValueError):
         return False
-    if len(raw) != SIGNATURE_BYTES:
+    if len(raw) != SIGNATURE_BYTES or _b64url(raw) != match.group(2):   # one spelling per code: no spare bits
         return False
     key = load_public_key(public_key) if isinstance(public_key, str) else public_key
     signature = utils.encode_dss_signature(int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:], "big"))

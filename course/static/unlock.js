@@ -65,6 +65,12 @@
     return out;
   }
 
+  function base64UrlOf(bytes) {
+    var binary = "";
+    for (var i = 0; i < bytes.length; i++) { binary += String.fromCharCode(bytes[i]); }
+    return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  }
+
   function subtle() {
     var c = root.crypto;
     return c && c.subtle ? c.subtle : null;
@@ -82,7 +88,8 @@
       signature = bytesFromBase64(m[2], true);
       key = bytesFromBase64(publicKey, false);
     } catch (e) { return Promise.resolve(false); }
-    if (signature.length !== 64) { return Promise.resolve(false); }
+    // One spelling per code: the last character carries 2 bits, so a changed low bit must not pass either.
+    if (signature.length !== 64 || base64UrlOf(signature) !== m[2]) { return Promise.resolve(false); }
     return s.importKey("spki", key, { name: "ECDSA", namedCurve: "P-256" }, false, ["verify"])
       .then(function (k) {
         return s.verify({ name: "ECDSA", hash: "SHA-256" }, k, signature,
