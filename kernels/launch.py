@@ -10,8 +10,15 @@ all (a transposed view, say), is STAGED: copied into an aligned buffer padded wi
 next multiple of 4, and C is copied back afterwards. `plan(...).staged` says which operands took
 that path and why, without touching a GPU.
 
-What is really wrong (wrong dtype, mismatched shapes, C overlapping A or B, sizes past int32) is
-refused with KernelInputError: a Korean message (with the English term) that says what would work.
+What is really wrong (wrong dtype, mismatched shapes, C overlapping A or B, a size or leading
+dimension past int32) is refused with KernelInputError: a Korean message (with the English term) that
+says what would work. Operands above 2^31 elements are fine: the kernels index with 64-bit offsets
+(Levels 5 and 6 keep 32-bit offsets inside a tile, KernelSpec.int32_spans, and say so when a leading
+dimension is too long for them), and a C more than 65,535 tiles tall continues grid y in z.
+
+alpha = 0 follows BLAS: A and B are not read at all (an Inf or NaN in them cannot reach C) and the
+launch only scales C by beta (beta = 0: C becomes zeros without being read), on the GPU, without the kernel.
+
 A kernel whose configuration needs more than the GPU gives (shared memory per block, threads,
 registers) is refused with DeviceLimitError, a KernelInputError that names the limit and the kernel.
 """
@@ -24,9 +31,9 @@ import numpy as np
 
 from kernels import compiler, configs, registry
 from kernels.errors import KernelInputError
+from korean_text import with_particle
 
 INT32_MAX = 2**31 - 1
-GRID_Y_MAX = 65535
 FLOAT_BYTES = 4
 VEC_FLOATS = 4          # a float4 access covers 4 floats ...
 VEC_BYTES = 16          # ... and needs a 16-byte aligned address
@@ -243,15 +250,58 @@ def plan(spec: registry.KernelSpec, a: Operand, b: Operand, c: Operand | None,
     if c is None and kernel_N != N:
         lds["C"] = kernel_N
         staged.append(Staging("C", M, kernel_N, reason=f"C: N({N})이 4의 배수가 아니어서 0을 채워 넓힘(zero padding, {kernel_N}열)"))
-    for label, value in (("M", M), ("N", kernel_N), ("K", kernel_K), ("M·lda", M * lds["A"]),
-                         ("K·ldb", kernel_K * lds["B"]), ("M·ldc", M * lds["C"])):
-        if value > INT32_MAX:
-            raise KernelInputError(f"{label}의 값({value:,})이 32비트 정수(int32) 범위를 넘습니다. 행렬을 나누어 호출하세요.")
+    check_int32(M, kernel_N, kernel_K, lds["A"], lds["B"], lds["C"])
+    check_spans(spec, lds)
     grid = spec.grid(M, kernel_N)
-    if grid[1] > GRID_Y_MAX:
-        raise KernelInputError(f"그리드 y 크기(grid.y, {grid[1]:,})가 한도({GRID_Y_MAX:,})를 넘습니다. 행렬을 나누어 호출하세요.")
+    if not spec.dispatch:   # Level 7 lays out and checks its own grid (kernels/level7.py)
+        check_grid(spec, grid)
     return LaunchPlan(M, N, K, lds["A"], lds["B"], lds["C"], grid, (*spec.block, 1), alpha, beta,
                       kernel_N=kernel_N, kernel_K=kernel_K, staged=tuple(staged), shared_mem=spec.dynamic_smem)
+
+
+def check_int32(M: int, N: int, K: int, lda: int, ldb: int, ldc: int) -> None:
+    """Every kernel takes M, N, K and the leading dimensions as 32-bit int arguments."""
+    for label, value in (("M", M), ("N", N), ("K", K), ("lda", lda), ("ldb", ldb), ("ldc", ldc)):
+        if value > INT32_MAX:
+            raise KernelInputError(
+                f"{label} 값({value:,})이 32비트 정수(int32) 범위(최대 {INT32_MAX:,})를 넘습니다: 커널은 크기와 "
+                f"선행 차원(leading dimension)을 int 인자로 받습니다. 곱을 나누어 호출하세요(split the product).")
+
+
+def check_spans(spec: registry.KernelSpec, lds: dict) -> None:
+    """The offsets a kernel computes in 32-bit int (KernelSpec.int32_spans): rows x leading dimension."""
+    for label, rows in spec.int32_spans:
+        ld = lds[label]
+        if rows * ld > INT32_MAX:
+            name = f"ld{label.lower()}"
+            raise KernelInputError(
+                f"Level {spec.level} 커널({spec.name})은 타일 안의 복사 주소를 32비트 정수(int32)로 계산하므로 "
+                f"{rows}×{name}의 곱이 {INT32_MAX:,} 이하여야 합니다 ({name} = {ld:,}, {rows}×{name} = {rows * ld:,}). "
+                f"오프셋을 64비트로 계산하는 Level 7(sgemm_shape_aware)을 쓰거나, 곱을 나누어 호출하세요(split the product).")
+
+
+def check_grid(spec: registry.KernelSpec, grid: tuple) -> None:
+    """Grid limits (x up to 2^31 - 1, y and z up to 65,535) and 32-bit row and column indices inside the kernel."""
+    x, y, z = grid
+    rows, cols = spec.tile
+    along_m, along_n = (x, y * z) if spec.grid_rows_from_x else (y * z, x)
+    what = f"Level {spec.level} 커널({spec.name})의 그리드 {x:,}×{y:,}×{z:,}"
+    if x > registry.GRID_X_MAX or y > registry.GRID_YZ_MAX or z > registry.GRID_YZ_MAX:
+        raise KernelInputError(
+            f"{with_particle(what, '가')} 한도(grid.x {registry.GRID_X_MAX:,}, grid.y·grid.z {registry.GRID_YZ_MAX:,})를 넘습니다. "
+            f"곱을 나누어 호출하세요(split the product).")
+    if x * y * z > INT32_MAX or along_m * rows > INT32_MAX or along_n * cols > INT32_MAX:
+        raise KernelInputError(
+            f"{with_particle(what, '는')} 블록 번호나 행·열 번호가 32비트 정수(int32) 범위를 넘습니다 (블록 {x * y * z:,}개, "
+            f"덮는 행 {along_m * rows:,}개, 열 {along_n * cols:,}개). 곱을 나누어 호출하세요(split the product).")
+
+
+def memory_text(need: int, free: int) -> str:
+    """Bytes needed and free, exact and in GiB (or MiB below 1 GiB)."""
+    def size(b: int) -> str:
+        return f"{b:,} B({b / 2**30:,.2f} GiB)" if b >= 2**30 else f"{b:,} B({b / 2**20:,.1f} MiB)"
+
+    return f"{size(need)}가 필요하지만 GPU 여유 메모리(free)는 {size(free)}입니다"
 
 
 def _check_memory(need: int, what: str) -> None:
@@ -259,10 +309,8 @@ def _check_memory(need: int, what: str) -> None:
 
     free = free_memory_bytes()
     if need > free:
-        raise KernelInputError(
-            f"{what}에 {need / 2**20:,.0f} MiB가 필요하지만 GPU 여유 메모리는 {free / 2**20:,.0f} MiB입니다. "
-            f"더 작은 크기로 실행하세요."
-        )
+        raise KernelInputError(f"{what}에 {memory_text(need, free)}. 더 작은 크기로 실행하거나 곱을 나누어 "
+                               f"호출하세요(split the product).")
 
 
 class Launch:
@@ -300,6 +348,9 @@ class Launch:
         return self.plan.staged_operands
 
     def _run(self, grid, block, args) -> None:
+        if float(args[9]) == 0.0:   # alpha = 0 (BLAS): C = beta * C, A and B never read
+            scale_only(self.C, float(args[10]))
+            return
         for dst, src in self._copy_in:
             dst[...] = src
         self.kernel(grid, block, args, shared_mem=self.plan.shared_mem)
@@ -312,9 +363,19 @@ class Launch:
         return self.C
 
     def __iter__(self):
-        direct = not self.plan.staged and not self.plan.shared_mem
+        direct = not self.plan.staged and not self.plan.shared_mem and self.plan.alpha != 0.0
         yield self.kernel if direct else self._run
         yield from (self.grid, self.block, self.args, self.C)
+
+
+def scale_only(C, beta: float) -> None:
+    """C = beta * C in place, through C's own view (any strides); beta = 0 writes zeros without reading C."""
+    import cupy
+
+    if beta == 0.0:
+        C.fill(0.0)
+    else:
+        cupy.multiply(C, np.float32(beta), out=C)
 
 
 def prepare(name: str, A, B, C=None, alpha: float = 1.0, beta: float = 0.0) -> Launch:

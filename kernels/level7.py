@@ -28,6 +28,7 @@ import numpy as np
 from kernels import compiler, devices, launch, registry
 from kernels import level7_model as model
 from kernels.errors import CompileError, KernelInputError
+from korean_text import with_particle
 
 FILE = "sgemm_shape_aware.cu"
 NAME = "sgemm_shape_aware"
@@ -167,21 +168,88 @@ def plan_for(M: int, N: int, K: int, limits: devices.DeviceLimits | None = None,
     try:
         return model.choose(M, N, K, limits, bandwidth_gbs)
     except ValueError:
+        cands = model.candidates(limits)
+        if cands:   # tiles that fit the GPU, but not this shape's grid
+            raise KernelInputError(grid_problem(M, N, cands[0], 1) or f"{M}×{N}×{K}: Level 7의 그리드 한도") from None
         raise KernelInputError(
             f"{limits.name}에는 Level 7의 어떤 구성(configuration)도 맞지 않습니다: 공유 메모리(shared memory)나 "
             f"스레드 수가 부족합니다. Level 6 이하의 커널을 쓰세요."
         ) from None
 
 
+# --------------------------------------------------------------------------- a (tile, split) forced by hand
+
+def grid_problem(M: int, N: int, cand: model.Candidate, split: int) -> str | None:
+    """Why (M, N) in this tile with `split` slices cannot be launched (grid and 32-bit index limits), or None."""
+    t = cand.tile
+    tiles_m, tiles_n = model.cdiv(M, t.BM), model.cdiv(N, t.BN)
+    if split > model.GRID_YZ_MAX:
+        return (f"{with_particle(f'split {split:,}', '은')} 그리드 z 크기(grid.z)의 한도 "
+                f"{with_particle(f'{model.GRID_YZ_MAX:,}', '를')} 넘습니다: K 조각(K slice) 하나가 z의 한 칸입니다.")
+    if tiles_m * tiles_n > model.GRID_X_MAX:
+        return (f"{t.name} 타일로는 타일이 {tiles_m:,}×{tiles_n:,} = {tiles_m * tiles_n:,}개라 그리드 x 크기(grid.x)의 한도 "
+                f"{with_particle(f'{model.GRID_X_MAX:,}', '를')} 넘습니다. 곱을 나누어 호출하세요(split the product).")
+    if tiles_m * t.BM > model.INT32_MAX or tiles_n * t.BN > model.INT32_MAX:
+        return (f"{M:,}×{N:,}의 C를 {t.name} 타일로 덮으면 행·열 번호가 32비트 정수(int32) 범위를 넘습니다. "
+                f"곱을 나누어 호출하세요(split the product).")
+    return None
+
+
+def valid_splits(K: int, cand: model.Candidate, limit: int = model.GRID_YZ_MAX) -> list[int]:
+    """Every split that cuts K into exactly that many slices of whole K tiles (BK deep), up to `limit`."""
+    tiles = model.cdiv(K, cand.BK)
+    return [s for s in range(1, min(tiles, limit) + 1) if model.slices(K, cand.BK, s)[1] == s]
+
+
+def forced_problem(M: int, N: int, K: int, cand: model.Candidate, split, free_bytes: int | None = None) -> str | None:
+    """Why a (tile, split) forced by hand cannot run, in Korean, or None when it can.
+
+    The same hard rules as the dispatcher's (model.allowed): the grid's limits, a split that cuts K into exactly
+    `split` slices (so split <= K), 32-bit indices, and a workspace the GPU can hold (`free_bytes`, when given).
+    Not its speed preferences: a slice shallower than model.MIN_SLICE_K or a workspace above
+    model.WORKSPACE_LIMIT_BYTES is allowed here, so that tests and the tuner reach every path."""
+    if isinstance(split, bool) or not isinstance(split, (int, np.integer)) or split < 1:
+        return f"K 조각 수(split)는 1 이상의 정수여야 합니다 (받은 값: {split!r})."
+    split = int(split)
+    problem = grid_problem(M, N, cand, split)
+    if problem:
+        return problem
+    if split > K:
+        return (f"K 조각 수(split, {split:,})가 K({K:,})보다 큽니다 (split > K): 조각마다 k가 하나 이상 있어야 합니다. "
+                f"split을 K 이하로, 조각이 꼭 split개 생기는 값으로 고르세요.")
+    k_per_split, made = model.slices(K, cand.BK, split)
+    if made != split:
+        ok = valid_splits(K, cand, limit=min(split, model.GRID_YZ_MAX))
+        return (f"{with_particle(f'K = {K:,}', '를')} {cand.tile.name} 타일의 K 타일(BK {cand.BK}) 단위로 {split}조각 내면 "
+                f"{made}조각만 생깁니다 (K slice). 조각이 꼭 split개 생기는 값을 고르세요: "
+                f"{', '.join(map(str, ok[-6:]))} 등.")
+    if split > 1:
+        ldp = model.workspace_ld(N)
+        need = model.workspace_bytes(M, N, split)
+        if ldp > model.INT32_MAX or model.cdiv(M * ldp // 4, REDUCE_THREADS) > model.GRID_X_MAX:
+            return (f"split-K 작업 공간(workspace)의 크기({split}×{M:,}×{ldp:,})가 32비트 정수(int32)나 리덕션 그리드의 "
+                    f"한도를 넘습니다. split=1로 실행하세요.")
+        if free_bytes is not None and need > free_bytes:
+            return (f"split-K 작업 공간(workspace, {split}×{M:,}×{ldp:,} floats)에 {launch.memory_text(need, free_bytes)}. "
+                    f"split을 줄이세요.")
+    return None
+
+
 def forced(M: int, N: int, K: int, tile: str, split: int, limits: devices.DeviceLimits | None = None,
-           bandwidth_gbs: float | None = None) -> model.Prediction:
-    """The model's account of a (tile, split) chosen by hand (tests and the tuner try every one)."""
+           bandwidth_gbs: float | None = None, free_bytes: int | None = None) -> model.Prediction:
+    """The model's account of a (tile, split) chosen by hand (tests and the tuner try every one), after the
+    checks of forced_problem: a Korean KernelInputError before anything is allocated or launched."""
     if limits is None:
         limits, bandwidth_gbs = device_model()
+    if tile not in model.TILE_BY_NAME:
+        raise KernelInputError(f"Level 7에는 {tile!r} 타일이 없습니다 (tile). 있는 타일: {', '.join(model.TILE_BY_NAME)}")
     cand = model.ring_for(model.TILE_BY_NAME[tile], limits)
     if cand is None:
         raise KernelInputError(f"{tile} 타일은 {limits.name}에 맞지 않습니다 (shared memory).")
-    return model.predict(M, N, K, cand, split, limits, bandwidth_gbs)
+    problem = forced_problem(M, N, K, cand, split, free_bytes)
+    if problem:
+        raise KernelInputError(problem)
+    return model.predict(M, N, K, cand, int(split), limits, bandwidth_gbs)
 
 
 # --------------------------------------------------------------------------- launching
@@ -200,8 +268,14 @@ class ShapeAwareLaunch(launch.Launch):
         import cupy
 
         cand, split = choice.candidate, choice.split
-        p = dataclasses.replace(p, grid=(choice.tiles_n, choice.tiles_m, split), block=(cand.tile.threads, 1, 1),
-                                shared_mem=cand.smem_bytes)
+        problem = grid_problem(p.M, p.N, cand, split)
+        if problem:
+            raise KernelInputError(problem)
+        p = dataclasses.replace(p, grid=model.grid(choice.tiles_m, choice.tiles_n, split),
+                                block=(cand.tile.threads, 1, 1), shared_mem=cand.smem_bytes)
+        need = model.workspace_bytes(p.M, p.N, split)
+        if need:   # before the staging copies, the compile and the workspace are made
+            launch._check_memory(need, f"split-K 작업 공간(workspace, {split}×{p.M:,}×{model.workspace_ld(p.N):,} floats)")
         super().__init__(name, p, self._gemm_then_reduce, A, B, C)
         b_buffer = self.args[1]
         aligned = b_rows_allow_16(int(b_buffer.data.ptr), p.ldb)
@@ -211,9 +285,6 @@ class ShapeAwareLaunch(launch.Launch):
         self.b16 = aligned if b16 is None else bool(b16)
         self.gemm, self.reduce = kernels_for(cand, self.b16, ptx_arch, knobs)
         self.ldp = np.int32(model.workspace_ld(p.N))
-        need = model.workspace_bytes(p.M, p.N, split)
-        if need:
-            launch._check_memory(need, f"split-K 작업 공간(workspace, {split}×{p.M}×{int(self.ldp)})")
         self.workspace = cupy.empty(need // model.FLOAT, dtype=cupy.float32) if need else None
 
     def _gemm_then_reduce(self, grid, block, args, shared_mem: int = 0) -> None:
@@ -257,19 +328,26 @@ def prepare(A, B, C=None, alpha: float = 1.0, beta: float = 0.0, *, tile: str | 
             knobs: dict | None = None) -> ShapeAwareLaunch:
     """As launch.prepare("sgemm_shape_aware", ...), optionally with the tile, split, B copy width or a PTX
     architecture forced (so that tests and the tuner reach every path the dispatcher can take), or with
-    experimental knobs (extra L7_* macros)."""
+    experimental knobs (extra L7_* macros). A forced (tile, split) is checked as the dispatcher checks its own
+    (forced_problem: grid limits, split against K, the workspace against free GPU memory) and refused with a
+    Korean KernelInputError before anything is allocated, compiled or launched."""
     import cupy
+
+    from kernels.device import free_memory_bytes
 
     spec = registry.get(NAME)
     ops = [launch.Operand.of(A, "A"), launch.Operand.of(B, "B"), launch.Operand.of(C, "C") if C is not None else None]
     p = launch.plan(spec, *ops, alpha, beta)
-    if C is None:
-        C = cupy.empty((p.M, p.N), dtype=cupy.float32)
     if tile is None and split is None:
         choice = plan_for(p.M, p.N, p.K)
     else:
-        default = plan_for(p.M, p.N, p.K)
-        choice = forced(p.M, p.N, p.K, tile or default.candidate.tile.name, split or 1)
+        default_tile = tile or plan_for(p.M, p.N, p.K).candidate.tile.name
+        choice = forced(p.M, p.N, p.K, default_tile, 1 if split is None else split, free_bytes=free_memory_bytes())
+    need = (p.M * p.N if C is None else 0) + sum(s.rows * s.cols for s in p.staged)
+    if need:
+        launch._check_memory(need * model.FLOAT, f"C와 정렬용 복사본(staging, {p.M:,}×{p.N:,})")
+    if C is None:
+        C = cupy.empty((p.M, p.N), dtype=cupy.float32)
     return ShapeAwareLaunch(NAME, p, A, B, C, choice, b16=b16, ptx_arch=ptx_arch, knobs=knobs)
 
 

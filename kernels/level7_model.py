@@ -29,7 +29,9 @@ from kernels.devices import DeviceLimits, occupancy
 FLOAT = 4
 REGISTERS_PER_SM = 65536
 MAX_REGISTERS = 255
-GRID_YZ_MAX = 65535
+GRID_X_MAX = 2**31 - 1       # the tiles lie along grid x (any M and N) ...
+GRID_YZ_MAX = 65535          # ... and the K slices along z
+INT32_MAX = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -275,9 +277,21 @@ def workspace_bytes(M: int, N: int, split: int) -> int:
     return split * M * workspace_ld(N) * FLOAT if split > 1 else 0
 
 
+def grid(tiles_m: int, tiles_n: int, split: int) -> tuple[int, int, int]:
+    """The launch grid: every tile along x (swizzled inside the kernel), the K slices along z."""
+    return (tiles_m * tiles_n, 1, split)
+
+
+def grid_fits(M: int, N: int, cand: Candidate, split: int) -> bool:
+    """Grid limits (x: 2^31 - 1 tiles, z: 65,535 slices) and 32-bit tile row and column indices in the kernel."""
+    tiles_m, tiles_n = cdiv(M, cand.tile.BM), cdiv(N, cand.tile.BN)
+    return (tiles_m * tiles_n <= GRID_X_MAX and 1 <= split <= GRID_YZ_MAX
+            and tiles_m * cand.tile.BM <= INT32_MAX and tiles_n * cand.tile.BN <= INT32_MAX)
+
+
 def allowed(M: int, N: int, K: int, cand: Candidate, split: int) -> bool:
     """Whether the dispatcher may launch this (tile, split): grid limits, slice depth, workspace size."""
-    if cdiv(M, cand.tile.BM) > GRID_YZ_MAX:
+    if not grid_fits(M, N, cand, split):
         return False
     if split == 1:
         return True

@@ -14,6 +14,24 @@ def _cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
+# A grid holds up to 2^31 - 1 blocks along x and 65,535 along y and along z (every CUDA GPU since cc 3.0).
+GRID_X_MAX = 2**31 - 1
+GRID_YZ_MAX = 65535
+
+
+def fold(blocks: int, y_max: int | None = None) -> tuple[int, int]:
+    """(gridDim.y, gridDim.z) for `blocks` positions along y: y alone while they fit, else spread over y and z
+    with y x z >= blocks and as few extra positions as z allows (the kernels read block_y(), sgemm_common.cuh).
+
+    y_max: the most blocks along y (default GRID_YZ_MAX, read at call time; tests lower it to reach z with
+    small shapes)."""
+    y_max = GRID_YZ_MAX if y_max is None else y_max
+    if blocks <= y_max:
+        return blocks, 1
+    z = _cdiv(blocks, y_max)
+    return _cdiv(blocks, z), z
+
+
 @dataclass(frozen=True)
 class KernelSpec:
     """One compiled entry point and everything needed to launch it correctly."""
@@ -49,17 +67,23 @@ class KernelSpec:
     # A module of kernels/ whose prepare_launch(name, plan, A, B, C) builds the launch, for a kernel whose
     # tile, grid and companion kernels depend on the shape and the GPU (Level 7); None: the fields above.
     dispatch: str | None = None
+    # Offsets the kernel computes in 32-bit int: (operand, rows) pairs, each meaning "rows x that operand's
+    # leading dimension is an int product" (Levels 5 and 6 step their cp.async sources through a tile that
+    # way). The launcher refuses a leading dimension that would overflow it. Every other offset of every
+    # kernel is 64-bit (size_t), so operands above 2^31 elements are fine.
+    int32_spans: tuple = ()
 
     @property
     def threads(self) -> int:
         return self.block[0] * self.block[1]
 
     def grid(self, M: int, N: int) -> tuple[int, int, int]:
-        """Grid shape for an M x N output."""
+        """Grid shape for an M x N output: tile columns on x, tile rows on y (swapped for the strided mapping),
+        and y continued in z past GRID_YZ_MAX (see fold)."""
         rows, cols = self.tile
         if self.grid_rows_from_x:
-            return (_cdiv(M, rows), _cdiv(N, cols), 1)
-        return (_cdiv(N, cols), _cdiv(M, rows), 1)
+            return (_cdiv(M, rows), *fold(_cdiv(N, cols)))
+        return (_cdiv(N, cols), *fold(_cdiv(M, rows)))
 
 
 _RB_TILE = (128, 128)
@@ -118,7 +142,8 @@ def _level5_spec(name: str, cfg: dict) -> KernelSpec:
                       (16, 16), _RB_TILE, vec4=_BC if vec16 else ("C",), async_copy=True,
                       dynamic_smem=level5_smem(cfg), chapter=9, awkward_shapes=vec16,
                       paired_with=("sgemm_double_buffer",), family="level5", config=tuple(sorted(cfg.items())),
-                      defines=tuple(config_defines("level5", cfg).items()))
+                      defines=tuple(config_defines("level5", cfg).items()),
+                      int32_spans=(("A", _RB_TILE[0]), ("B", cfg["BK"])))
 
 
 def _level6_spec(name: str, cfg: dict) -> KernelSpec:
@@ -128,7 +153,8 @@ def _level6_spec(name: str, cfg: dict) -> KernelSpec:
                       (level6_threads(cfg), 1), (cfg["BM"], cfg["BN"]), vec4=_BC, async_copy=True,
                       dynamic_smem=level6_smem(cfg), chapter=11, awkward_shapes=True,
                       paired_with=("sgemm_async_copy_vec",), family="level6", config=tuple(sorted(cfg.items())),
-                      defines=tuple(config_defines("level6", cfg).items()))
+                      defines=tuple(config_defines("level6", cfg).items()),
+                      int32_spans=(("A", cfg["BM"]), ("B", cfg["BK"])))
 
 
 _BUILDERS = {"level5": _level5_spec, "level6": _level6_spec}
@@ -278,7 +304,7 @@ def compulsory_intensity(M: int, N: int, K: int) -> float:
 
 
 __all__ = [
-    "KernelSpec", "KERNELS", "LEVEL_REPRESENTATIVE", "STATIC_SMEM_LIMIT", "LEVEL5", "LEVEL6", "LEVEL5_MIN_BLOCKS",
+    "KernelSpec", "KERNELS", "LEVEL_REPRESENTATIVE", "STATIC_SMEM_LIMIT", "GRID_X_MAX", "GRID_YZ_MAX", "fold", "LEVEL5", "LEVEL6", "LEVEL5_MIN_BLOCKS",
     "FAMILY_DEFAULTS", "MACRO_PREFIX", "level5_smem", "level6_threads", "level6_smem", "config_defines", "ring_text",
     "configurable", "configured", "LEVEL7_DEFAULT",
     "get", "files", "awkward_kernels", "pairs", "profiled_kernels", "benchmarked_kernels", "flops", "min_bytes",

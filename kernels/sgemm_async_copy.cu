@@ -67,7 +67,7 @@ __device__ __forceinline__ void sgemm_async_copy_body(SGEMM_ARGS)
     // [end-region: shared-ring]
 
     const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * blockDim.x + tx;
-    const int block_row = blockIdx.y * rb::BM, block_col = blockIdx.x * rb::BN;
+    const int block_row = block_y() * rb::BM, block_col = blockIdx.x * rb::BN;   // y continues in z
     const int num_tiles = (K + l5::BK - 1) / l5::BK;
     // [region: copy-plan]
     // 16-byte or 4-byte copies for B; A always in 4-byte copies (see TileCopier).

@@ -24,7 +24,7 @@ extern "C" __global__ void sgemm_coalesced(const float* __restrict__ A, const fl
                                            int lda, int ldb, int ldc, float alpha, float beta)
 {
     // [region: mapping]
-    const int row = blockIdx.y * blockDim.y + threadIdx.y;
+    const int row = block_y() * blockDim.y + threadIdx.y;                   // y continues in z
     const int col = (blockIdx.x * blockDim.x + threadIdx.x) * l1::STRIP;   // first of 4 columns
     // [end-region: mapping]
     if (row >= M || col >= N) return;   // N % 4 == 0, so col + 3 < N as well

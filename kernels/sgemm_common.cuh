@@ -11,6 +11,20 @@
                    int M, int N, int K, int lda, int ldb, int ldc, float alpha, float beta
 #define SGEMM_PASS A, B, C, M, N, K, lda, ldb, ldc, alpha, beta
 
+// [region: tall-grid]
+// A grid may hold 2^31 - 1 blocks along x but only 65,535 along y (and z). Levels 0-6 put the
+// tile columns of C on x and the tile rows on y (the strided counter-example swaps the two), so
+// a C more than 65,535 tiles tall continues its y blocks in z: the launcher (kernels/registry.py)
+// asks for gridDim.y x gridDim.z >= the tiles, and a block's position along y is
+//     blockIdx.z * gridDim.y + blockIdx.y
+// which is plain blockIdx.y whenever gridDim.z == 1 (every C up to 65,535 tiles tall). The last z
+// plane may hold a few positions past the last tile: their rows lie outside C, so they write nothing.
+__device__ __forceinline__ int block_y()
+{
+    return blockIdx.z * gridDim.y + blockIdx.y;
+}
+// [end-region: tall-grid]
+
 // [region: epilogue]
 // BLAS semantics: when beta == 0, C is an output only and is never read, so whatever
 // C held before (even NaN or Inf) cannot leak into the result.

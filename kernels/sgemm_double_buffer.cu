@@ -18,7 +18,7 @@ sgemm_double_buffer(SGEMM_ARGS)
     // [end-region: shared-buffers]
 
     const int tx = threadIdx.x, ty = threadIdx.y;
-    const int block_row = blockIdx.y * rb::BM, block_col = blockIdx.x * rb::BN;
+    const int block_row = block_y() * rb::BM, block_col = blockIdx.x * rb::BN;   // y continues in z
     const TileFetch f = tile_fetch_map(ty * blockDim.x + tx);
     const int num_tiles = (K + rb::BK - 1) / rb::BK;
 

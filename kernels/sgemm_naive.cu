@@ -1,7 +1,8 @@
 // Level 0: the naive SGEMM. One thread computes one element of C.
 //
 // C = alpha * A * B + beta * C, row-major, A: M x K, B: K x N, C: M x N.
-// Launch: block (16, 16), grid (ceil(N / 16), ceil(M / 16)).
+// Launch: block (16, 16), grid (ceil(N / 16), ceil(M / 16)); a C more than 65,535 blocks tall
+// spreads its rows of blocks over grid y and z (block_y() in sgemm_common.cuh).
 #include "sgemm_common.cuh"
 
 // [region: naive-kernel]
@@ -11,8 +12,9 @@ extern "C" __global__ void sgemm_naive(const float* __restrict__ A, const float*
 {
     // [region: mapping]
     // threadIdx.x picks the column: the 16 threads of a half-warp touch 16 neighbouring
-    // columns of B and C (coalesced) and share one row of A (a broadcast).
-    const int row = blockIdx.y * blockDim.y + threadIdx.y;
+    // columns of B and C (coalesced) and share one row of A (a broadcast). block_y() is
+    // blockIdx.y, continued in z when C is more than 65,535 blocks tall (sgemm_common.cuh).
+    const int row = block_y() * blockDim.y + threadIdx.y;
     const int col = blockIdx.x * blockDim.x + threadIdx.x;
     // [end-region: mapping]
 
@@ -43,7 +45,7 @@ extern "C" __global__ void sgemm_naive_strided(const float* __restrict__ A, cons
                                                int lda, int ldb, int ldc, float alpha, float beta)
 {
     const int row = blockIdx.x * blockDim.x + threadIdx.x;
-    const int col = blockIdx.y * blockDim.y + threadIdx.y;
+    const int col = block_y() * blockDim.y + threadIdx.y;   // y continues in z (sgemm_common.cuh)
     if (row >= M || col >= N) return;
 
     const float* a_row = A + static_cast<size_t>(row) * lda;

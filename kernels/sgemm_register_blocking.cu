@@ -35,7 +35,7 @@ __device__ __forceinline__ void sgemm_register_blocking_body(SGEMM_ARGS)
     // [end-region: shared-tiles]
 
     const int tx = threadIdx.x, ty = threadIdx.y;
-    const int block_row = blockIdx.y * rb::BM, block_col = blockIdx.x * rb::BN;
+    const int block_row = block_y() * rb::BM, block_col = blockIdx.x * rb::BN;   // y continues in z
     const TileFetch f = tile_fetch_map(ty * blockDim.x + tx);
 
     // [region: main-loop]

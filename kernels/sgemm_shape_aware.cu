@@ -9,8 +9,9 @@
 // [region: design]
 //   * Compile-time knobs (L7_*): block tile BM x BN, warp tile WM x WN, thread tile TM x TN, K tile
 //     BK and ring depth STAGES; L7_B16 says whether B's rows allow 16-byte copies.
-//   * Split-K over gridDim.z: block (x, y, z) computes tile (x, y) over the K slice
-//     z * k_per_split .. + k_per_split. With one slice it writes C (alpha, beta) itself; with
+//   * Tiles along grid x, split-K over gridDim.z: block (x, 0, z) computes tile x (in the swizzled
+//     order) over the K slice z * k_per_split .. + k_per_split. Grid x holds 2^31 - 1 blocks, so any
+//     M and N fit; y and z (65,535 each) would cap a tall C. With one slice it writes C (alpha, beta) itself; with
 //     several it writes its partial tile to a workspace, and shape_aware_reduce adds the slices
 //     in a fixed order (0, 1, 2, ...) and applies alpha and beta once. No float atomics: the
 //     same inputs give bitwise the same C on every run, whatever order the blocks ran in.
@@ -20,9 +21,11 @@
 //     float4 where ldc and C's address allow it and single floats elsewhere.
 //   * B whose rows are not 16-byte aligned (ldb not a multiple of 4, or a view 4 bytes in) takes
 //     4-byte copies (L7_B16 = 0) instead of being copied into an aligned buffer.
+//   * Offsets into A, B, C and the workspace are 64-bit (size_t) wherever a row count multiplies a
+//     leading dimension, so an operand may hold more than 2^31 elements.
 // [end-region: design]
 //
-// Launch (kernels/level7.py): block (THREADS, 1, 1), grid (ceil(N / BN), ceil(M / BM), splits),
+// Launch (kernels/level7.py): block (THREADS, 1, 1), grid (ceil(M / BM) x ceil(N / BN), 1, splits),
 // SMEM_BYTES of dynamic shared memory; arguments as every course kernel plus the workspace
 // (`partials`, splits x M x ldp floats, ldp a multiple of 4; unused with one slice) and the slice
 // depth `k_per_split` (a multiple of BK; every slice non-empty). Below compute capability 8.0 the
@@ -127,8 +130,8 @@ struct SliceCopier {
 
     const float* a;          // this thread's first A source in the current K tile
     const float* b;          // its first B source
-    size_t a_step;           // floats between its A row groups
-    int b_step, ldb;         // floats between its B copies; B's leading dimension
+    size_t a_step, b_step;   // floats between its A row groups, between its B copies
+    int ldb;                 // B's leading dimension
     int a_k, b_k;            // k of its first A / B copy inside a K tile
     int a_dst, b_dst;        // float offset of its first A / B copy inside a stage
     unsigned a_rows_inside;  // bit g: row group g lies inside A
@@ -173,7 +176,7 @@ struct SliceCopier {
         b_k = tid / B_PER_ROW;
         ldb = ldb_;
         b = B + static_cast<size_t>(b_k) * ldb + (left > 0 ? col0 + b_n : 0);
-        b_step = B_ROW_STEP * ldb;
+        b_step = static_cast<size_t>(B_ROW_STEP) * ldb;
         b_dst = b_k * l7::PITCH_B + b_n;
     }
 
@@ -239,11 +242,12 @@ struct SliceCopier {
 
 // [region: swizzle]
 // GROUP tile rows are walked column by column, so that the blocks running together share rows of
-// A and columns of B in L2 (Level 6's swizzle; the slices of one tile share its mapping).
-__device__ __forceinline__ void swizzled_tile7(int& tile_m, int& tile_n)
+// A and columns of B in L2 (Level 6's swizzle; the slices of one tile share its mapping). The tiles
+// lie along grid x, one block each, in launch order: pid = blockIdx.x.
+__device__ __forceinline__ void swizzled_tile7(int M, int N, int& tile_m, int& tile_n)
 {
-    const int tiles_n = gridDim.x, tiles_m = gridDim.y;
-    const int pid = blockIdx.y * tiles_n + blockIdx.x;
+    const int tiles_n = (N + l7::BN - 1) / l7::BN, tiles_m = (M + l7::BM - 1) / l7::BM;
+    const int pid = blockIdx.x;
     const int per_group = L7_GROUP * tiles_n;
     const int first_m = (pid / per_group) * L7_GROUP;
     const int rows = min(tiles_m - first_m, L7_GROUP);
@@ -362,7 +366,7 @@ sgemm_shape_aware(SGEMM_ARGS, float* __restrict__ partials, int ldp, int k_per_s
     // [end-region: slice]
 
     int tile_m, tile_n;
-    swizzled_tile7(tile_m, tile_n);
+    swizzled_tile7(M, N, tile_m, tile_n);
     const int row0 = tile_m * l7::BM, col0 = tile_n * l7::BN;
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int wm0 = (warp / l7::WARPS_N) * l7::WM, wn0 = (warp % l7::WARPS_N) * l7::WN;
@@ -373,7 +377,7 @@ sgemm_shape_aware(SGEMM_ARGS, float* __restrict__ partials, int ldp, int k_per_s
     SliceCopier copy(A, B, M, N, lda, ldb, row0, col0, tid);
 #if L7_ROTATE
     if (K / l7::BK > 1)
-        copy.rotate(K / l7::BK, (blockIdx.x + blockIdx.y * gridDim.x) % (K / l7::BK));
+        copy.rotate(K / l7::BK, blockIdx.x % (K / l7::BK));
 #endif
     const unsigned as0 = shared_address(As), bs0 = shared_address(Bs);
     constexpr unsigned STAGE_A_BYTES = l7::STAGE_A * 4, STAGE_B_BYTES = l7::STAGE_B * 4;

@@ -30,7 +30,7 @@ __device__ __forceinline__ void sgemm_tiled_body(const float* __restrict__ A, co
     // [end-region: shared-tiles]
 
     const int tx = threadIdx.x, ty = threadIdx.y;
-    const int tile_row = blockIdx.y * TILE, tile_col = blockIdx.x * TILE;
+    const int tile_row = block_y() * TILE, tile_col = blockIdx.x * TILE;   // block_y(): y continued in z
     // The element of C this thread computes. The column-walk variant swaps the roles of
     // tx and ty here only; the loads below stay coalesced in both mappings.
     const int my_r = COLUMN_WALK ? tx : ty;

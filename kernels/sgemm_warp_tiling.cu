@@ -23,8 +23,8 @@
 // issue, and the barrier sits before the last step of a tile (FRAG_PREFETCH), so the next tile's
 // first loads hide behind 128 FFMAs instead of stalling every warp after the barrier.
 //
-// Launch: block (THREADS, 1), grid (ceil(N / BN), ceil(M / BM)), dynamic shared memory
-// SMEM_BYTES. Any M and K; the launcher stages B and C when N, ldb, ldc or the pointers do
+// Launch: block (THREADS, 1), grid (ceil(N / BN), ceil(M / BM)) (y continued in z past 65,535
+// tile rows), dynamic shared memory SMEM_BYTES. Any M and K; the launcher stages B and C when N, ldb, ldc or the pointers do
 // not suit 16-byte accesses. The shape macros are chosen by tools/tune_level6.py (the knobs
 // ROLL, LANE_ORDER and SPREAD are experiments the tuner measures; the defaults leave them off).
 #include "sgemm_common.cuh"
@@ -101,10 +101,12 @@ static_assert(STAGES >= 2, "a ring needs at least two stages");
 // [region: swizzle]
 // Maps the launch order of blocks to C tiles: GROUP tile rows are walked column by column,
 // so the blocks that run together reuse a few rows of A and columns of B from L2.
+// A C more than 65,535 tiles tall continues grid y in z (block_y(), sgemm_common.cuh); the few
+// tile rows past M that the last z plane may add compute on zeros and store nothing.
 __device__ __forceinline__ void swizzled_tile(int& tile_m, int& tile_n)
 {
-    const int tiles_n = gridDim.x, tiles_m = gridDim.y;
-    const int pid = blockIdx.y * tiles_n + blockIdx.x;
+    const int tiles_n = gridDim.x, tiles_m = gridDim.y * gridDim.z;
+    const int pid = block_y() * tiles_n + blockIdx.x;
     const int per_group = l6::GROUP * tiles_n;
     const int first_m = (pid / per_group) * l6::GROUP;
     const int rows = min(tiles_m - first_m, l6::GROUP);

@@ -53,6 +53,7 @@ def test_regions_are_well_formed_and_quoted_regions_exist():
     assert "cp.async.cg.shared.global" in source.region("sgemm_common.cuh", "cp-async-helpers")
     for name in ("shape", "swizzle", "warp-micro-kernel", "store-warp-tile", "kernel", "fragment-pipeline"):
         assert source.region("sgemm_warp_tiling.cu", name)
+    assert "block_y()" in source.region("sgemm_naive.cu", "mapping")
     first, last = source.region_lines("sgemm_naive.cu", "mapping")
     assert 0 < first <= last
 
@@ -217,15 +218,105 @@ def test_non_row_major_operands_are_copied_not_refused():
     assert not plan(NAIVE, single_row, b, op("C", (1, 48), ptr=1 << 28)).staged
 
 
-def test_int32_and_grid_limits():
-    a = op("A", (3_000_000, 1024), ptr=0)
+INT32_MAX = 2**31 - 1
+TALL = (4_200_000, 3, 16)   # M x N x K: 262,500 rows of 16-row tiles, four times what grid y holds
+
+
+def test_operands_above_2_31_elements_are_planned_with_64_bit_offsets():
+    """Levels 0-4 index every operand with size_t offsets: only M, N, K and the leading dimensions must fit int."""
+    a = op("A", (3_000_000, 1024), ptr=0)            # 3.07e9 elements
     b = op("B", (1024, 16), ptr=1 << 40)
-    with pytest.raises(KernelInputError, match="int32"):
-        plan(NAIVE, a, b, None)
-    a = op("A", (1_100_000, 4), ptr=0)
-    b = op("B", (4, 16), ptr=1 << 40)
-    with pytest.raises(KernelInputError, match="grid.y"):
-        plan(NAIVE, a, b, None)
+    for name in ("sgemm_naive", "sgemm_tiled", "sgemm_register_blocking", "sgemm_double_buffer"):
+        p = plan(registry.get(name), a, b, None)
+        assert (p.M, p.lda) == (3_000_000, 1024), name
+    # Levels 5 and 6 step their cp.async sources through a tile in int: 128 x lda must fit, whatever M is.
+    assert plan(registry.get("sgemm_warp_tiling"), a, b, None).lda == 1024
+    with pytest.raises(KernelInputError, match="int32") as err:
+        plan(NAIVE, op("A", (INT32_MAX + 1, 4), ptr=0), op("B", (4, 16), ptr=1 << 40), None)
+    assert "M 값(2,147,483,648)" in str(err.value)
+    wide_rows = Operand("A", (2, 4), np.dtype(np.float32), (4 * (INT32_MAX + 1), 4), 0, 16)   # lda = 2^31
+    with pytest.raises(KernelInputError, match="lda 값"):
+        plan(NAIVE, wide_rows, op("B", (4, 16), ptr=1 << 40), None)
+
+
+@pytest.mark.parametrize("name,level", [("sgemm_async_copy_vec", 5), ("sgemm_warp_tiling", 6)])
+def test_levels_with_32_bit_tile_offsets_name_their_limit(name, level):
+    spec = registry.get(name)
+    long_rows = op("A", (2, 20_000_000), ptr=0)                 # 128 x lda = 2.56e9
+    with pytest.raises(KernelInputError) as err:
+        plan(spec, long_rows, op("B", (20_000_000, 4), ptr=1 << 40), None)
+    text = str(err.value)
+    assert f"Level {level}" in text and "128×lda" in text and "Level 7(sgemm_shape_aware)" in text
+    assert "split the product" in text and "20,000,000" in text
+    wide_b = op("B", (4, 80_000_000), ptr=1 << 40)              # BK x ldb = 2.56e9
+    with pytest.raises(KernelInputError, match=r"32×ldb"):
+        plan(spec, op("A", (2, 4), ptr=0), wide_b, None)
+    level7 = registry.get("sgemm_shape_aware")
+    assert plan(level7, long_rows, op("B", (20_000_000, 4), ptr=1 << 40), None).lda == 20_000_000
+    assert plan(level7, op("A", (2, 4), ptr=0), wide_b, None).ldb == 80_000_000
+
+
+def test_grid_folds_y_into_z_past_65535_tiles():
+    assert registry.fold(65_535) == (65_535, 1)
+    assert registry.fold(65_536) == (32_768, 2)
+    assert registry.fold(262_500) == (52_500, 5)
+    assert registry.fold(131_071) == (43_691, 3)
+    for blocks in (1, 65_535, 65_536, 262_500, 1_000_003, 16_777_216):
+        y, z = registry.fold(blocks)
+        assert y <= registry.GRID_YZ_MAX and z <= registry.GRID_YZ_MAX and y * z >= blocks
+        assert y * z - blocks < z          # the last z plane holds fewer than z extra positions
+    assert registry.fold(7, y_max=3) == (3, 3)
+    assert NAIVE.grid(*TALL[:2]) == (1, 52_500, 5)
+    assert registry.get("sgemm_naive_strided").grid(3, 4_200_000) == (1, 52_500, 5)   # its columns on y
+    assert registry.get("sgemm_naive_strided").grid(4_200_000, 3) == (262_500, 1, 1)  # its rows on x
+
+
+@pytest.mark.parametrize("name", sorted(registry.KERNELS))
+def test_every_kernel_plans_a_tall_product(name):
+    """4,200,000 x 3 x 16 and its transpose on every level: no refusal, and a grid the GPU accepts."""
+    from kernels import devices, level7
+    from kernels import level7_model as model
+
+    spec = registry.get(name)
+    for M, N, K in (TALL, (3, 4_200_000, 16)):
+        p = plan(spec, op("A", (M, K), ptr=0), op("B", (K, N), ptr=1 << 40), op("C", (M, N), ptr=1 << 42))
+        if spec.dispatch:
+            choice = level7.plan_for(M, N, K, devices.profile("H100"), 3350.0)
+            grid = model.grid(choice.tiles_m, choice.tiles_n, choice.split)
+            assert grid[0] == choice.tiles_m * choice.tiles_n
+        else:
+            grid = p.grid
+            rows, cols = spec.tile
+            along_m, along_n = (grid[0], grid[1] * grid[2]) if spec.grid_rows_from_x else (grid[1] * grid[2], grid[0])
+            assert along_m * rows >= M and along_n * cols >= p.kernel_N
+        x, y, z = grid
+        assert x <= registry.GRID_X_MAX and y <= registry.GRID_YZ_MAX and z <= registry.GRID_YZ_MAX, (name, grid)
+
+
+def test_grid_limits_that_remain_are_refused_in_korean(monkeypatch):
+    vec = registry.get("sgemm_register_blocking")
+    # M = 2^31 - 1 in 128-row tiles: the rows the grid covers pass int32 inside the kernel.
+    with pytest.raises(KernelInputError, match="int32") as err:
+        plan(vec, op("A", (INT32_MAX, 4), ptr=0), op("B", (4, 4), ptr=1 << 40), None)
+    assert "Level 3" in str(err.value) and "split the product" in str(err.value)
+    # Lowering the y limit (as the sanitizer scripts do) folds small grids into z.
+    monkeypatch.setattr(registry, "GRID_YZ_MAX", 3)
+    p = plan(NAIVE, op("A", (100, 8), ptr=0), op("B", (8, 20), ptr=1 << 40), None)
+    assert p.grid == (2, 3, 3)
+
+
+def test_levels_0_to_6_read_the_folded_y_index():
+    """Every kernel of Levels 0-6 takes its y position from block_y() (y continued in z), never blockIdx.y alone."""
+    helper = source.region("sgemm_common.cuh", "tall-grid")
+    assert "return blockIdx.z * gridDim.y + blockIdx.y;" in helper
+    for file in registry.files():
+        text = re.sub(r"//[^\n]*", "", source.read_source(file))   # code only, not comments
+        if file == registry.get("sgemm_shape_aware").file:
+            assert "blockIdx.y" not in text and "gridDim.y" not in text   # Level 7: tiles along x
+            continue
+        assert "block_y()" in text, file
+        assert "blockIdx.y" not in text, f"{file} reads blockIdx.y without the z continuation"
+    assert "tiles_m = gridDim.y * gridDim.z" in source.region("sgemm_warp_tiling.cu", "swizzle")
 
 
 def test_numpy_input_gets_a_hint():

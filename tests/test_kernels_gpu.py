@@ -226,3 +226,112 @@ def test_a_configuration_too_big_for_the_gpu_is_refused_in_korean(monkeypatch):
         launch.run("sgemm_warp_tiling", A, A.T.copy())
     results = measure_or_recorded(["sgemm_warp_tiling"], sizes=(1024,), reps=2)
     assert not results.live and "sgemm_warp_tiling" in results.why_recorded and results.rows
+
+
+# ----------------------------------------------------------------------------- every shape cuBLAS takes
+
+TALL = (4_200_000, 3, 16)   # 262,500 rows of 16-row tiles: four times what grid y holds
+
+
+@pytest.fixture(scope="module")
+def tall_operands():
+    """shape -> (A, B, cuBLAS's A @ B, a finite C0), each made once for every kernel that asks."""
+    from kernels.check import random_matrix, reference
+
+    made = {}
+
+    def get(M, N, K):
+        if (M, N, K) not in made:
+            A, B = random_matrix(M, K, 41), random_matrix(K, N, 42)
+            made[(M, N, K)] = (A, B, reference(A, B, None, 1.0, 0.0), random_matrix(M, N, 43))
+        return made[(M, N, K)]
+
+    return get
+
+
+def _tall_shapes(spec) -> list[tuple[int, int, int]]:
+    """4,200,000 x 3 x 16, its transpose, and the shape whose long side is one tile row past 65,536 tiles for this
+    kernel's tile (so that Levels 3-6, with 128-row tiles, fold too: 4,200,000 rows are only 32,813 of them)."""
+    rows, cols = spec.tile
+    along_y = cols if spec.grid_rows_from_x else rows
+    long = 65_536 * along_y + 100
+    own = (3, long, 16) if spec.grid_rows_from_x else (long, 3, 16)
+    return [TALL, (TALL[1], TALL[0], TALL[2]), own]
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_tall_products_run_on_every_level(name, tall_operands):
+    """4,200,000 x 3 x 16, 3 x 4,200,000 x 16 and a C past 65,536 tiles along grid y, against cuBLAS: the tiles
+    continue grid y in z (Level 7 lays its tiles along x), every element is written (C starts as NaN with
+    beta = 0), and beta != 0 reads C where it should."""
+    import cupy
+
+    from kernels import launch
+    from kernels.check import REL_TOLERANCE, compare
+
+    spec = registry.get(name)
+    for M, N, K in _tall_shapes(spec):
+        A, B, ab, C0 = tall_operands(M, N, K)
+        for alpha, beta in ((1.0, 0.0), (-1.5, 0.25)):
+            C = cupy.full((M, N), cupy.nan, dtype=cupy.float32) if beta == 0.0 else C0.copy()
+            prepared = launch.prepare(name, A, B, C, alpha, beta)
+            x, y, z = prepared.grid
+            assert x <= 2**31 - 1 and y <= 65535 and z <= 65535, (name, prepared.grid)
+            if not spec.dispatch:
+                rows, cols = spec.tile
+                tiles_y = -(-prepared.plan.kernel_N // cols) if spec.grid_rows_from_x else -(-M // rows)
+                assert (z > 1) == (tiles_y > 65535) and y * z >= tiles_y, (name, M, N, prepared.grid)
+            prepared()
+            expected = alpha * ab + (beta * C0 if beta else 0.0)
+            err, _, bad = compare(C, expected)
+            assert bad == 0 and err <= REL_TOLERANCE, f"{name} {M}x{N}x{K} a={alpha} b={beta}: {bad} NaN/Inf, err {err:.1e}"
+
+
+@pytest.mark.parametrize("name", [n for n in ALL if not registry.get(n).dispatch])
+def test_folded_grid_positions_past_the_last_tile_write_nothing(name, monkeypatch):
+    """With grid y lowered to 3 blocks, small C's fold into z, the last z plane holding positions past the last
+    tile (1000 rows: 63 tiles of 16 -> 3 x 21, 8 tiles of 128 -> 3 x 3; 300 columns for the strided mapping)."""
+    monkeypatch.setattr(registry, "GRID_YZ_MAX", 3)
+    for i, (M, N, K) in enumerate([(1000, 70, 33), (100, 300, 20), (37, 300, 70)]):
+        for alpha, beta in ((1.0, 0.0), (0.5, -1.0)):
+            _assert_ok(check(name, M, N, K, alpha=alpha, beta=beta, seed=600 + i), {"grid_y_max": 3})
+
+
+def _poisoned(rows, cols, seed, specials, **layout):
+    """random_matrix with +-Inf and NaN at a few places."""
+    import cupy
+
+    from kernels.check import random_matrix
+
+    X = random_matrix(rows, cols, seed, **layout)
+    for (r, c), v in zip(((0, 0), (rows // 2, cols // 3), (rows - 1, cols - 1)), specials):
+        X[r, c] = cupy.float32(v)
+    return X
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_alpha_zero_reads_neither_a_nor_b(name):
+    """BLAS: with alpha = 0, A and B are not read, so an Inf or NaN in them leaves C = beta * C finite (0 x Inf would
+    be NaN); with beta = 0 too, C becomes zeros without being read (it starts as NaN). Also through a transposed C
+    and through the unpacked launch (kernel, grid, block, args, C)."""
+    import cupy
+
+    from kernels import launch
+
+    inf, nan = float("inf"), float("nan")
+    for layout in ({}, {"transposed": True}, {"offset": 1}):
+        A = _poisoned(67, 45, 1, (inf, nan, -inf), **layout)
+        B = _poisoned(45, 70, 2, (-inf, inf, nan), **layout)
+        C = _poisoned(67, 70, 3, (), **layout)
+        C0 = C.copy()
+        launch.run(name, A, B, C, alpha=0.0, beta=0.5)
+        assert bool(cupy.array_equal(C, cupy.float32(0.5) * C0)), (name, layout)
+        C.fill(cupy.nan)
+        launch.run(name, A, B, C, alpha=0.0, beta=0.0)
+        assert not bool(cupy.any(C != 0)), (name, layout)
+    fresh = launch.run(name, A, B, alpha=0.0)
+    assert fresh.shape == (67, 70) and not bool(cupy.any(fresh != 0)), name
+    C = C0.copy()
+    kernel, grid, block, args, out = launch.prepare(name, A, B, C, 0.0, 2.0)
+    kernel(grid, block, args)
+    assert out is C and bool(cupy.array_equal(C, cupy.float32(2.0) * C0)), name

@@ -102,7 +102,10 @@ def test_slices_workspace_and_what_is_allowed():
     assert model.allowed(1000, 1000, 256, big, 2)
     assert not model.allowed(8192, 8192, 8192, big, 2)         # 512 MiB of partial tiles
     small = model.Candidate(model.TILE_BY_NAME["64x128"], 16, 4, 4)
-    assert not model.allowed(64 * 65536, 4, 4, small, 1)       # 65,536 tile rows: past grid.y
+    assert model.allowed(64 * 65536 + 1, 4, 4, small, 1)       # 65,537 tile rows: the tiles lie along grid.x
+    assert model.grid(65_537, 1, 1) == (65_537, 1, 1) and model.grid(8, 4, 3) == (32, 1, 3)
+    assert not model.allowed(2**30, 2**30, 4, small, 1)        # 2^47 tiles: past grid.x
+    assert not model.allowed(2**31 - 1, 4, 4, small, 1)        # tile rows past int32 inside the kernel
 
 
 def test_choice_is_the_fastest_prediction():
@@ -186,6 +189,66 @@ def test_awkward_sizes_and_offsets_are_never_staged(offset):
         assert not p.staged and (p.kernel_N, p.kernel_K) == (N, K)
     transposed = Operand("A", (64, 32), np.dtype(np.float32), (4, 256), 1 << 20, 64 * 32 * 4)
     assert plan(SPEC, transposed, _op("B", (32, 48), 1 << 36), None).staged_operands == ("A",)
+
+
+# ----------------------------------------------------------------------------- a (tile, split) forced by hand
+
+def _forced(M, N, K, tile="64x128", split=1, **kw):
+    return level7.forced(M, N, K, tile, split, limits=H100, bandwidth_gbs=H100_GBS, **kw)
+
+
+def test_forced_path_takes_a_tall_c_on_grid_x():
+    """M = 4,194,305 in 64-row tiles is 65,537 tile rows: one past what grid.y holds, fine along grid.x."""
+    p = _forced(4_194_305, 8, 16)
+    assert (p.tiles_m, p.tiles_n) == (65_537, 1)
+    x, y, z = model.grid(p.tiles_m, p.tiles_n, p.split)
+    assert x == 65_537 <= model.GRID_X_MAX and y == z == 1
+
+
+@pytest.mark.parametrize("kwargs,words", [
+    (dict(M=64, N=64, K=4096, split=70_000), ("split 70,000은", "grid.z", "65,535")),
+    (dict(M=64, N=64, K=3, split=8), ("split > K", "K(3)")),
+    (dict(M=64, N=64, K=300, split=8), ("K = 300을", "7조각만", "1, 2, 3, 4, 5, 7")),
+    (dict(M=64, N=64, K=300, split=0), ("1 이상의 정수",)),
+    (dict(M=64, N=64, K=300, split=True), ("1 이상의 정수",)),
+    (dict(M=64, N=64, K=300, split=2.5), ("1 이상의 정수",)),
+    (dict(M=64, N=64, K=300, tile="32x32"), ("tile", "128x256, 128x128, 64x128")),
+    (dict(M=2**30, N=2**30, K=16), ("grid.x", "2,147,483,647을", "split the product")),
+    (dict(M=2**31 - 1, N=4, K=16), ("int32",)),
+    (dict(M=4096, N=4096, K=4096, split=8, free_bytes=2**28), ("workspace", "536,870,912 B", "268,435,456 B")),
+])
+def test_forced_path_refuses_what_the_dispatcher_would_refuse(kwargs, words):
+    """Before anything is allocated or launched: a Korean KernelInputError with the English term."""
+    with pytest.raises(KernelInputError) as err:
+        _forced(**kwargs)
+    for w in words:
+        assert w in str(err.value), (w, str(err.value))
+
+
+def test_forced_path_allows_what_only_the_dispatchers_speed_rules_forbid():
+    """A slice shallower than MIN_SLICE_K or a workspace above WORKSPACE_LIMIT_BYTES is slow, not wrong: forcing it
+    still runs (the tests and the tuner reach every path), while the dispatcher never picks it."""
+    big = _cand(H100, "128x256")
+    assert not model.allowed(64, 64, 160, big, 2) and _forced(64, 64, 160, "128x256", 2).split == 2
+    assert not model.allowed(8192, 8192, 8192, big, 2) and _forced(8192, 8192, 8192, "128x256", 2).split == 2
+    assert level7.valid_splits(300, big) == [1, 2, 3, 4, 5, 10]
+    assert level7.valid_splits(1, big) == [1]
+
+
+def test_the_dispatcher_names_the_grid_when_no_tile_fits_the_shape():
+    with pytest.raises(KernelInputError, match="grid.x"):
+        level7.plan_for(2**30, 2**30, 64, H100, H100_GBS)
+
+
+def test_level7_source_uses_64_bit_steps_and_tiles_along_x():
+    text = source.read_source(level7.FILE)
+    copier = source.region(level7.FILE, "slice-copier")
+    assert "size_t a_step, b_step;" in copier and "b_step = static_cast<size_t>(B_ROW_STEP) * ldb;" in copier
+    assert "const int pid = blockIdx.x;" in source.region(level7.FILE, "swizzle")
+    assert "blockIdx.y" not in re.sub(r"//[^\n]*", "", text)
+    # Level 7 has no 32-bit offset limit: operands above 2^31 elements are planned (no staging, no refusal).
+    p = plan(SPEC, _op("A", (2**31 // 1024 + 64, 1024), 1 << 20), _op("B", (1024, 8), 1 << 40), None)
+    assert p.M * p.lda > 2**31 and not p.staged
 
 
 def test_b_copy_width_rule():

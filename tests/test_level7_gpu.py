@@ -15,6 +15,7 @@ import pytest
 from kernels import devices, launch, level7, registry
 from kernels import level7_model as model
 from kernels.check import ALPHA_BETA_CASES, REL_TOLERANCE, REQUIRED_SHAPES, compare, random_matrix, reference
+from kernels.errors import KernelInputError
 
 pytestmark = pytest.mark.gpu
 
@@ -63,12 +64,26 @@ def _run_case(M, N, K, seed, alpha, beta, layout=None, **force):
     return prepared
 
 
+def _split_or_one(K: int, split: int, cand: model.Candidate) -> int:
+    """`split` when it cuts K into exactly that many slices of `cand`'s K tiles (what a forced split must do),
+    else 1."""
+    return split if split in level7.valid_splits(K, cand, limit=split) else 1
+
+
 @pytest.mark.parametrize("profile,cand", forms(), ids=lambda x: x.name if hasattr(x, "name") else str(x))
 def test_every_form_every_split_both_b_widths(profile, cand, monkeypatch):
-    """Each compiled form a listed GPU gets, run here with that GPU's limits, at every split it may take."""
+    """Each compiled form a listed GPU gets, run here with that GPU's limits, at every split it may take; a split
+    that cannot cut K into that many slices is refused in Korean before anything runs."""
+    import cupy
+
     monkeypatch.setenv(devices.PROFILE_ENV, profile)
     for i, (M, N, K) in enumerate(SHAPES):
         for split in SPLITS:
+            if split not in level7.valid_splits(K, cand, limit=split):
+                A, B = cupy.ones((M, K), dtype=cupy.float32), cupy.ones((K, N), dtype=cupy.float32)
+                with pytest.raises(KernelInputError, match="split|K slice"):
+                    level7.prepare(A, B, tile=cand.tile.name, split=split)
+                continue
             for b16 in (None, False):
                 alpha, beta = ALPHA_BETA_CASES[(i + split) % len(ALPHA_BETA_CASES)]
                 prepared = _run_case(M, N, K, 10 * i + split, alpha, beta, tile=cand.tile.name, split=split, b16=b16)
@@ -81,6 +96,7 @@ def test_layouts_take_the_direct_path_where_they_can(layout):
     transposed (not row-major) operand is copied."""
     for i, (M, N, K) in enumerate(SHAPES):
         for split in (1, 3):
+            split = _split_or_one(K, split, level7.plan_for(M, N, K).candidate)
             prepared = _run_case(M, N, K, 300 + i, 1.5, 0.5, layout, split=split)
             # A transposed view is copied, unless it is one row or one column (then it is row-major too).
             not_row_major = layout.get("transposed") and any(r > 1 and c > 1 for r, c in ((M, K), (K, N), (M, N)))
@@ -108,6 +124,7 @@ def test_below_sm80_path_compiled_as_compute_75_ptx(tile, b16):
     """The T4's path (cp.async compiles to plain loads and stores), translated by this GPU's driver."""
     for i, (M, N, K) in enumerate([(33, 65, 17), (129, 260, 300), (200, 132, 1025)]):
         for split in (1, 3):
+            split = _split_or_one(K, split, model.ring_for(model.TILE_BY_NAME[tile], level7.device_model()[0]))
             _run_case(M, N, K, 700 + i, -1.5, 0.25 if split == 3 else 0.0, tile=tile, split=split,
                       b16=b16 if N % 4 == 0 else False, ptx_arch="compute_75")
 
@@ -146,3 +163,128 @@ def test_the_zoo_shapes_are_correct_with_the_dispatchers_choice():
     for i, (M, N, K) in enumerate(model.ZOO):
         if M * N * K <= 2 * 4096**3:
             _run_case(M, N, K, 900 + i, 1.0, 0.0)
+
+
+# ----------------------------------------------------------------------------- every shape cuBLAS takes
+
+def _big_random(rows: int, cols: int, seed: int):
+    """Uniform(-1, 1) float32, row-major, drawn 2^28 elements at a time (each draw well inside int32)."""
+    import cupy
+
+    flat = cupy.empty(rows * cols, dtype=cupy.float32)
+    step = 2**28
+    for i, start in enumerate(range(0, flat.size, step)):
+        n = min(step, flat.size - start)
+        flat[start:start + n] = cupy.random.default_rng(seed * 1000 + i).uniform(-1.0, 1.0, size=n, dtype=cupy.float32)
+    return flat.reshape(rows, cols)
+
+
+def _reference_in_pieces(A, B, pieces: int = 4):
+    """cuBLAS's A @ B computed a block of rows (or of columns, for a wide B) at a time."""
+    import cupy
+
+    M, N = A.shape[0], B.shape[1]
+    out = cupy.empty((M, N), dtype=cupy.float32)
+    if M >= N:
+        step = -(-M // pieces)
+        for r in range(0, M, step):
+            out[r:r + step] = reference(A[r:r + step], B, None, 1.0, 0.0)
+    else:
+        step = -(-N // pieces)
+        for c in range(0, N, step):
+            out[:, c:c + step] = reference(A, cupy.ascontiguousarray(B[:, c:c + step]), None, 1.0, 0.0)
+    return out
+
+
+def _same_bits(X, Y) -> bool:
+    import cupy
+
+    return bool(cupy.array_equal(X.view(cupy.uint32), Y.view(cupy.uint32)))
+
+
+def _check_big(A, B, ref, where: str, repeats: int = 2, **force):
+    """Level 7 on operands above 2^31 elements against cuBLAS, then bitwise the same C on every repeat."""
+    import cupy
+
+    M, N = A.shape[0], B.shape[1]
+    results = []
+    for _ in range(repeats):
+        C = cupy.full((M, N), cupy.nan, dtype=cupy.float32)
+        prepared = level7.prepare(A, B, C, **force)
+        prepared()
+        results.append(C)
+    err, _, bad = compare(results[0], ref)
+    assert bad == 0 and err <= REL_TOLERANCE, f"{where} {prepared.describe()}: {bad} NaN/Inf, err {err:.1e}"
+    assert all(_same_bits(results[0], r) for r in results[1:]), f"{where} {prepared.describe()}: runs differ"
+    return prepared
+
+
+def test_an_operand_above_2_31_elements():
+    """A with 2^31 + 65,536 elements (M = 2^31/1024 + 64, K = 1024: about 8.6 GB): 64-bit offsets into A, C and the
+    workspace, with the dispatcher's choice, one K slice and three (the reduction over slabs of 2.1 million rows)."""
+    M, N, K = 2**31 // 1024 + 64, 8, 1024
+    A, B = _big_random(M, K, 1), random_matrix(K, N, 2)
+    assert A.size > 2**31
+    ref = _reference_in_pieces(A, B)
+    chosen = _check_big(A, B, ref, "dispatcher")
+    assert not chosen.staged
+    for tile, split in (("64x128", 1), ("128x256", 3)):
+        prepared = _check_big(A, B, ref, f"{tile} split {split}", tile=tile, split=split)
+        assert prepared.split == split and prepared.grid == model.grid(prepared.choice.tiles_m, 1, split)
+
+
+@pytest.mark.parametrize("b16", [True, False])
+def test_a_b_above_2_31_elements_with_rows_past_the_32_bit_step(b16):
+    """B 32 x 80,000,000 (2.56e9 elements, about 10 GB): a thread's B copies lie up to 28 rows apart, 28 x ldb past
+    int32, so the copier's steps must be 64-bit (size_t b_step), with 16-byte and 4-byte copies."""
+    M, N, K = 2, 80_000_000, 32
+    A, B = random_matrix(M, K, 3), _big_random(K, N, 4)
+    assert B.size > 2**31 and 28 * N > 2**31
+    ref = _reference_in_pieces(A, B)
+    prepared = _check_big(A, B, ref, f"wide B b16={b16}", tile="128x256", split=1, b16=b16)
+    assert prepared.b16 == b16
+
+
+def test_a_c_past_65535_tile_rows_on_grid_x():
+    """M = 4,194,305 in 64-row tiles is 65,537 tile rows, one more than grid.y holds: Level 7 lays its tiles along
+    grid.x, forced or chosen, one K slice or two, bitwise the same on every run."""
+    M, N, K = 4_194_305, 5, 256
+    A, B = _big_random(M, K, 5), random_matrix(K, N, 6)
+    ref = _reference_in_pieces(A, B)
+    for split in (1, 2):
+        prepared = _check_big(A, B, ref, f"64x128 split {split}", repeats=3, tile="64x128", split=split)
+        assert prepared.grid == (65_537, 1, split)
+    _check_big(A, B, ref, "dispatcher")
+
+
+def test_forced_choices_past_the_limits_are_refused_before_launching():
+    import cupy
+
+    A, B = random_matrix(64, 300, 7), random_matrix(300, 64, 8)
+    C = cupy.full((64, 64), 7.0, dtype=cupy.float32)
+    for force, words in ((dict(split=70_000), "grid.z"), (dict(split=400), "split > K"),
+                         (dict(tile="64x128", split=8), "7조각만"), (dict(split=0), "1 이상"),
+                         (dict(tile="256x256"), "tile")):
+        with pytest.raises(KernelInputError, match=words):
+            level7.prepare(A, B, C, **force)
+    assert bool((C == 7.0).all())   # nothing ran
+
+
+@pytest.mark.parametrize("force", [{}, {"split": 3}, {"tile": "64x128", "split": 1}], ids=str)
+def test_alpha_zero_with_inf_in_a(force):
+    """BLAS: alpha = 0 reads neither A nor B, so Inf and NaN there leave C = beta * C (finite), and C = 0 with
+    beta = 0 (C starting as NaN), on the dispatcher's path and on forced ones (no GEMM, no reduction)."""
+    import cupy
+
+    A, B = random_matrix(300, 700, 9), random_matrix(700, 260, 10)
+    A[5, 7], A[100, 0], B[3, 3] = cupy.inf, -cupy.inf, cupy.nan
+    C0 = random_matrix(300, 260, 11)
+    C = C0.copy()
+    level7.run(A, B, C, 0.0, 0.75, **force)
+    assert bool(cupy.array_equal(C, cupy.float32(0.75) * C0)), force
+    C.fill(cupy.nan)
+    level7.run(A, B, C, 0.0, 0.0, **force)
+    assert not bool(cupy.any(C != 0)), force
+    C = C0.copy()
+    launch.run("sgemm_shape_aware", A, B, C, alpha=0.0, beta=-2.0)
+    assert bool(cupy.array_equal(C, cupy.float32(-2.0) * C0))

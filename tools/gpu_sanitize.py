@@ -4,6 +4,8 @@
     compute-sanitizer --tool racecheck python tools/gpu_sanitize.py
     compute-sanitizer --tool synccheck python tools/gpu_sanitize.py
     COURSE_DEVICE_PROFILE=T4 compute-sanitizer --tool racecheck python tools/gpu_sanitize.py --configurable
+    compute-sanitizer --tool racecheck python tools/gpu_sanitize.py --fold 3          # the tall-grid path, small
+    compute-sanitizer --tool memcheck  python tools/gpu_sanitize.py --fold 3 --tall   # ... and real tall C's
 
 Only the course's kernels (and the launcher's staging copies) run on the device: inputs are made
 with NumPy and copied, the reference is computed on the CPU in float64, so every report the sanitizer
@@ -12,6 +14,12 @@ tile; the last case starts every operand 4 bytes past an aligned address, so the
 the staged path. The kernels run in the active device's configuration (COURSE_DEVICE_PROFILE included);
 --kernel NAME (repeatable) or --configurable (Levels 5 and 6, whose configuration follows the device)
 limits the run.
+
+--fold Y lowers the grid's y limit (kernels/registry.py GRID_YZ_MAX) to Y blocks, so that small C's continue
+grid y in z as a C more than 65,535 tiles tall does (block_y() in sgemm_common.cuh), with positions past the
+last tile in the last z plane; the run then takes FOLD_SHAPES instead of the shapes above. --tall adds real
+tall products (4,200,000 x 3 x 16, and a C one tile row past 65,536 tiles of the kernel), for memcheck:
+under racecheck their hundreds of thousands of blocks take minutes.
 """
 from __future__ import annotations
 
@@ -27,6 +35,17 @@ from kernels import configs, launch, registry  # noqa: E402
 
 SHAPES = [(64, 64, 64), (37, 29, 19), (131, 260, 100)]
 STAGED = (33, 65, 17)
+# With the y limit at 3: 1000 rows are 63 tiles of 16 (3 x 21) or 8 of 128 (3 x 3, one past the end); 300 columns
+# fold the strided mapping's y (19 tiles of 16: 3 x 7, two past the end).
+FOLD_SHAPES = [(1000, 70, 33), (100, 300, 20)]
+
+
+def tall_shapes(name: str) -> list[tuple[int, int, int]]:
+    """4,200,000 x 3 x 16 and a C one tile row past 65,536 tiles along this kernel's grid y."""
+    spec = registry.get(name)
+    rows, cols = spec.tile
+    long = 65_536 * (cols if spec.grid_rows_from_x else rows) + 100
+    return [(4_200_000, 3, 16), (3, long, 16) if spec.grid_rows_from_x else (long, 3, 16)]
 
 
 def _device(x: np.ndarray, offset: int):
@@ -39,7 +58,7 @@ def _device(x: np.ndarray, offset: int):
     return view
 
 
-def run_one(name: str, M: int, N: int, K: int, beta: float, offset: int = 0) -> tuple[float, tuple]:
+def run_one(name: str, M: int, N: int, K: int, beta: float, offset: int = 0) -> tuple[float, tuple, tuple]:
     import cupy
 
     rng = np.random.default_rng(M * 7 + N * 3 + K)
@@ -52,27 +71,36 @@ def run_one(name: str, M: int, N: int, K: int, beta: float, offset: int = 0) -> 
     cupy.cuda.get_current_stream().synchronize()
     ref = A.astype(np.float64) @ B.astype(np.float64) + (beta * C0.astype(np.float64) if beta else 0.0)
     got = cupy.asnumpy(C).astype(np.float64)
-    return float(np.linalg.norm(got - ref) / np.linalg.norm(ref)), prepared.staged
+    return float(np.linalg.norm(got - ref) / np.linalg.norm(ref)), prepared.staged, prepared.grid
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kernel", action="append", help="only this kernel (repeatable)")
     ap.add_argument("--configurable", action="store_true", help="only the kernels configured per device")
+    ap.add_argument("--fold", type=int, metavar="Y", help="grid y limit lowered to Y blocks (the tall-grid path)")
+    ap.add_argument("--tall", action="store_true", help="also real tall products (for memcheck)")
     args = ap.parse_args(argv)
+    if args.fold:
+        registry.GRID_YZ_MAX = args.fold
     names = args.kernel or (list(registry.configurable()) if args.configurable else list(registry.KERNELS))
     profile = configs.active_profile()
     print(f"device profile: {profile.name if profile else '-'}", flush=True)
     bad = 0
     for name in names:
         print(f"    {name}: {configs.config_text(configs.spec_for(name))}", flush=True)
-        cases = [(shape, beta, 0) for shape in SHAPES for beta in (0.0, 0.5)] + [(STAGED, 0.5, 1)]
+        if args.fold:
+            cases = [(FOLD_SHAPES[0], 0.0, 0), (FOLD_SHAPES[1], 0.5, 0), (FOLD_SHAPES[1], 0.0, 1)]
+        else:
+            cases = [(shape, beta, 0) for shape in SHAPES for beta in (0.0, 0.5)] + [(STAGED, 0.5, 1)]
+        if args.tall:
+            cases += [(shape, beta, 0) for shape, beta in zip(tall_shapes(name), (0.0, 0.5))]
         for (M, N, K), beta, offset in cases:
-            err, staged = run_one(name, M, N, K, beta, offset)
+            err, staged, grid = run_one(name, M, N, K, beta, offset)
             ok = err < 1e-5
             bad += not ok
             print(f"{'ok ' if ok else 'BAD'} {name:<31} {M}x{N}x{K} beta={beta} offset={offset} "
-                  f"staged={','.join(staged) or '-'}: rel.err {err:.1e}", flush=True)
+                  f"staged={','.join(staged) or '-'} grid={grid}: rel.err {err:.1e}", flush=True)
     return 1 if bad else 0
 
 

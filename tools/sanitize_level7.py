@@ -3,15 +3,22 @@
     compute-sanitizer --tool memcheck  --error-exitcode 3 python tools/sanitize_level7.py
     compute-sanitizer --tool racecheck --error-exitcode 3 python tools/sanitize_level7.py
     compute-sanitizer --tool synccheck --error-exitcode 3 python tools/sanitize_level7.py
+    compute-sanitizer --tool racecheck --error-exitcode 3 python tools/sanitize_level7.py --quick
+    compute-sanitizer --tool memcheck  --error-exitcode 3 python tools/sanitize_level7.py --quick --tall
 
 Paths: each tile in this GPU's ring and in the T4's (BK 8), one K slice and three (workspace and
 reduction), B in 16-byte and 4-byte copies, C as float4 and element by element (an offset view), and
 the PTX-for-compute_75 path (no cp.async). Inputs come from NumPy and the reference is computed on the
 CPU in float64, so every kernel the sanitizer sees is Level 7's. Prints one line per case; exits 1 when
-a result is wrong.
+a result is wrong. Every case lays its tiles along grid x (one block per tile, swizzled in the kernel).
+
+--quick: this GPU's forms only (no T4 rings, no PTX path). --tall: also a C of 65,537 tile rows (M = 4,194,305
+in 64 x 128 tiles, past what grid y could hold), with one K slice and two; meant for memcheck (racecheck
+takes minutes over 65,537 blocks).
 """
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
@@ -54,26 +61,36 @@ def run_case(shape, tile: str, split: int, beta: float, offset: int = 0, b16=Non
     d = prepared.describe()
     ok = err < 1e-5
     return (f"{'ok ' if ok else 'BAD'} {tile} BK{d['BK']}x{d['STAGES']} split={d['split']} b16={d['b16']} "
-            f"{M}x{N}x{K} beta={beta} offset={offset} ptx={ptx_arch or '-'}: rel.err {err:.1e}")
+            f"{M}x{N}x{K} beta={beta} offset={offset} ptx={ptx_arch or '-'} grid={prepared.grid}: "
+            f"rel.err {err:.1e}")
 
 
-def cases():
-    for profile in ("", "T4"):   # this GPU's rings, then the T4's (BK 8)
+def cases(quick: bool = False, tall: bool = False):
+    for profile in ("",) if quick else ("", "T4"):   # this GPU's rings, then the T4's (BK 8)
         os.environ[devices.PROFILE_ENV] = profile
         for t in model.TILES:
             for split in (1, 3):
                 for i, shape in enumerate(SHAPES):
                     yield run_case(shape, t.name, split, 0.5 if (split + i) % 2 else 0.0)
     os.environ[devices.PROFILE_ENV] = ""
+    if tall:
+        yield run_case((4_194_305, 5, 16), "64x128", 1, 0.0)                       # 65,537 tiles along x
+        yield run_case((4_194_305, 5, 32), "64x128", 2, 0.5)                       # ... in two K slices
+    if quick:
+        return
     yield run_case((37, 28, 300), "128x128", 3, 0.5, offset=1)                      # C element-wise, B 4-byte
     yield run_case((131, 260, 300), "128x256", 1, 0.0, b16=False)                   # B 4-byte on aligned rows
     yield run_case((131, 260, 300), "64x128", 3, 0.5, ptx_arch="compute_75")        # no cp.async
     yield run_case((37, 29, 70), "128x128", 1, 0.0, ptx_arch="compute_75")
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="this GPU's forms only")
+    ap.add_argument("--tall", action="store_true", help="also a C of 65,537 tile rows (memcheck)")
+    args = ap.parse_args(argv)
     bad = 0
-    for line in cases():
+    for line in cases(args.quick, args.tall):
         print(line, flush=True)
         bad += line.startswith("BAD")
     return 1 if bad else 0
