@@ -17,15 +17,17 @@ def _cdiv(a: int, b: int) -> int:
 # A grid holds up to 2^31 - 1 blocks along x and 65,535 along y and along z (every CUDA GPU since cc 3.0).
 GRID_X_MAX = 2**31 - 1
 GRID_YZ_MAX = 65535
+# The most blocks fold() puts along y before z takes over: the grid's limit. The sanitizer scripts and tests
+# lower it (to 3, say) so that small C's take the path of a C more than 65,535 tiles tall.
+GRID_Y_FOLD = GRID_YZ_MAX
 
 
 def fold(blocks: int, y_max: int | None = None) -> tuple[int, int]:
     """(gridDim.y, gridDim.z) for `blocks` positions along y: y alone while they fit, else spread over y and z
     with y x z >= blocks and as few extra positions as z allows (the kernels read block_y(), sgemm_common.cuh).
 
-    y_max: the most blocks along y (default GRID_YZ_MAX, read at call time; tests lower it to reach z with
-    small shapes)."""
-    y_max = GRID_YZ_MAX if y_max is None else y_max
+    y_max: the most blocks along y (default GRID_Y_FOLD, read at call time)."""
+    y_max = GRID_Y_FOLD if y_max is None else y_max
     if blocks <= y_max:
         return blocks, 1
     z = _cdiv(blocks, y_max)
@@ -304,7 +306,8 @@ def compulsory_intensity(M: int, N: int, K: int) -> float:
 
 
 __all__ = [
-    "KernelSpec", "KERNELS", "LEVEL_REPRESENTATIVE", "STATIC_SMEM_LIMIT", "GRID_X_MAX", "GRID_YZ_MAX", "fold", "LEVEL5", "LEVEL6", "LEVEL5_MIN_BLOCKS",
+    "KernelSpec", "KERNELS", "LEVEL_REPRESENTATIVE", "STATIC_SMEM_LIMIT", "GRID_X_MAX", "GRID_YZ_MAX", "GRID_Y_FOLD",
+    "fold", "LEVEL5", "LEVEL6", "LEVEL5_MIN_BLOCKS",
     "FAMILY_DEFAULTS", "MACRO_PREFIX", "level5_smem", "level6_threads", "level6_smem", "config_defines", "ring_text",
     "configurable", "configured", "LEVEL7_DEFAULT",
     "get", "files", "awkward_kernels", "pairs", "profiled_kernels", "benchmarked_kernels", "flops", "min_bytes",

@@ -299,10 +299,11 @@ def test_grid_limits_that_remain_are_refused_in_korean(monkeypatch):
     with pytest.raises(KernelInputError, match="int32") as err:
         plan(vec, op("A", (INT32_MAX, 4), ptr=0), op("B", (4, 4), ptr=1 << 40), None)
     assert "Level 3" in str(err.value) and "split the product" in str(err.value)
-    # Lowering the y limit (as the sanitizer scripts do) folds small grids into z.
-    monkeypatch.setattr(registry, "GRID_YZ_MAX", 3)
+    # Lowering the fold point (as the sanitizer scripts do) folds small grids into z, past 3 blocks of z too.
+    monkeypatch.setattr(registry, "GRID_Y_FOLD", 3)
     p = plan(NAIVE, op("A", (100, 8), ptr=0), op("B", (8, 20), ptr=1 << 40), None)
     assert p.grid == (2, 3, 3)
+    assert plan(NAIVE, op("A", (1000, 8), ptr=0), op("B", (8, 20), ptr=1 << 40), None).grid == (2, 3, 21)
 
 
 def test_levels_0_to_6_read_the_folded_y_index():

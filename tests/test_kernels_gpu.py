@@ -291,7 +291,7 @@ def test_tall_products_run_on_every_level(name, tall_operands):
 def test_folded_grid_positions_past_the_last_tile_write_nothing(name, monkeypatch):
     """With grid y lowered to 3 blocks, small C's fold into z, the last z plane holding positions past the last
     tile (1000 rows: 63 tiles of 16 -> 3 x 21, 8 tiles of 128 -> 3 x 3; 300 columns for the strided mapping)."""
-    monkeypatch.setattr(registry, "GRID_YZ_MAX", 3)
+    monkeypatch.setattr(registry, "GRID_Y_FOLD", 3)
     for i, (M, N, K) in enumerate([(1000, 70, 33), (100, 300, 20), (37, 300, 70)]):
         for alpha, beta in ((1.0, 0.0), (0.5, -1.0)):
             _assert_ok(check(name, M, N, K, alpha=alpha, beta=beta, seed=600 + i), {"grid_y_max": 3})

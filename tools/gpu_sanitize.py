@@ -15,11 +15,11 @@ the staged path. The kernels run in the active device's configuration (COURSE_DE
 --kernel NAME (repeatable) or --configurable (Levels 5 and 6, whose configuration follows the device)
 limits the run.
 
---fold Y lowers the grid's y limit (kernels/registry.py GRID_YZ_MAX) to Y blocks, so that small C's continue
-grid y in z as a C more than 65,535 tiles tall does (block_y() in sgemm_common.cuh), with positions past the
-last tile in the last z plane; the run then takes FOLD_SHAPES instead of the shapes above. --tall adds real
-tall products (4,200,000 x 3 x 16, and a C one tile row past 65,536 tiles of the kernel), for memcheck:
-under racecheck their hundreds of thousands of blocks take minutes.
+--fold Y lowers the blocks fold() puts along grid y before z takes over (kernels/registry.py GRID_Y_FOLD)
+to Y, so that small C's continue grid y in z as a C more than 65,535 tiles tall does (block_y() in
+sgemm_common.cuh), with positions past the last tile in the last z plane; the run then takes FOLD_SHAPES
+instead of the shapes above. --tall adds real tall products (4,200,000 x 3 x 16, and a C one tile row past
+65,536 tiles of the kernel), for memcheck: under racecheck their hundreds of thousands of blocks take minutes.
 """
 from __future__ import annotations
 
@@ -78,24 +78,25 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kernel", action="append", help="only this kernel (repeatable)")
     ap.add_argument("--configurable", action="store_true", help="only the kernels configured per device")
-    ap.add_argument("--fold", type=int, metavar="Y", help="grid y limit lowered to Y blocks (the tall-grid path)")
+    ap.add_argument("--fold", type=int, metavar="Y", help="at most Y blocks along grid y before z (the tall-grid path)")
     ap.add_argument("--tall", action="store_true", help="also real tall products (for memcheck)")
     args = ap.parse_args(argv)
-    if args.fold:
-        registry.GRID_YZ_MAX = args.fold
     names = args.kernel or (list(registry.configurable()) if args.configurable else list(registry.KERNELS))
     profile = configs.active_profile()
     print(f"device profile: {profile.name if profile else '-'}", flush=True)
     bad = 0
     for name in names:
         print(f"    {name}: {configs.config_text(configs.spec_for(name))}", flush=True)
+        # (shape, beta, offset, blocks along y before z): the grid's own limit except for the --fold cases
         if args.fold:
-            cases = [(FOLD_SHAPES[0], 0.0, 0), (FOLD_SHAPES[1], 0.5, 0), (FOLD_SHAPES[1], 0.0, 1)]
+            cases = [(FOLD_SHAPES[0], 0.0, 0, args.fold), (FOLD_SHAPES[1], 0.5, 0, args.fold),
+                     (FOLD_SHAPES[1], 0.0, 1, args.fold)]
         else:
-            cases = [(shape, beta, 0) for shape in SHAPES for beta in (0.0, 0.5)] + [(STAGED, 0.5, 1)]
+            cases = [(shape, beta, 0, None) for shape in SHAPES for beta in (0.0, 0.5)] + [(STAGED, 0.5, 1, None)]
         if args.tall:
-            cases += [(shape, beta, 0) for shape, beta in zip(tall_shapes(name), (0.0, 0.5))]
-        for (M, N, K), beta, offset in cases:
+            cases += [(shape, beta, 0, None) for shape, beta in zip(tall_shapes(name), (0.0, 0.5))]
+        for (M, N, K), beta, offset, fold in cases:
+            registry.GRID_Y_FOLD = fold or registry.GRID_YZ_MAX
             err, staged, grid = run_one(name, M, N, K, beta, offset)
             ok = err < 1e-5
             bad += not ok
