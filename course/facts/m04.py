@@ -10,9 +10,11 @@ from course.facts import Facts, quiz_text
 from course.facts.recorded_sass import sass
 from course.page import recorded
 from kernels.record import DATA_DIR
+from kernels.registry import GRID_YZ_MAX
 from sims import coalescing
 
 f = Facts("m04")
+f.set("grid_y_max", GRID_YZ_MAX, ",")   # CUDA's limit on blocks along grid y (and z)
 
 N4 = 4096
 MIN_BYTES = 3 * N4 * N4 * 4            # minimum bytes: read A and B once, write C once

@@ -30,6 +30,7 @@ from sims import roofline
 from sims import warp_tiling as wt
 
 f = Facts("m11")
+f.set("grid_y_max", registry.GRID_YZ_MAX, ",")   # blocks along grid y (and z)
 
 LEVEL4_KERNEL, LEVEL5_KERNEL, LEVEL6_KERNEL = "sgemm_double_buffer", "sgemm_async_copy_vec", "sgemm_warp_tiling"
 CUBLAS = "cublas"
