@@ -102,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     pages = chapters(args.chapter)
     if args.exported:
         pages = [REPO / "notebooks" / f"{p.stem}.ipynb" for p in pages]
+        pages = [p for p in pages if p.exists()]   # pages the exporter leaves out (the start pages) have none
     for path in pages:
         ok, seconds, error = run_one(path, args.timeout, args.out)
         failed += not ok
