@@ -14,13 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from course.bank import Blank, answer_key, load_all_banks, load_bank
+from course.bank import Blank, load_all_banks, load_bank
 from course.checkpoint_lock import check_digest, locked_payload
 from course.grading import (accepted_forms, answer_forms, blank_canonical, canonical_number, grade_question,
                             numeric_right)
 from course.settings import SettingsError, load_settings, settings_from_dict
 from course.variants import (code_values, draw_index, draw_params, draw_variant, evaluate, presented_questions,
                              questions_for_submission, variant_mismatches)
+from quiz_helpers import fill_lab_quiz, key_strings
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -160,21 +161,6 @@ def test_a_locked_page_opens_with_right_answers_only(lock_js):
 
 
 # ----------------------------------------------------------------------------- what a locked page holds
-
-def key_strings(bank) -> list[str]:
-    """What `python -m course export-key` tells: explanations (and their lines), model answers, rubric
-    lines, accepted code answers that the question does not show, numeric keys."""
-    out = []
-    shown = " ".join(q.prompt + (q.code or "") + " ".join(c.text for c in q.choices) for q in bank.questions)
-    for q in answer_key(bank)["questions"]:
-        for text in (q.get("explanation"), q.get("model_answer")):
-            if text:
-                out.append(" ".join(text.split()))
-                out += [line.strip() for line in text.splitlines() if len(line.strip()) >= 12]
-        out += list(q.get("rubric", []))
-        out += [a for accept in q.get("blanks", {}).values() for a in accept if a not in shown and len(a) > 3]
-    return out
-
 
 @pytest.mark.parametrize("module", CHECKPOINTS)
 def test_a_checkpoint_payload_holds_no_key(module):
@@ -394,19 +380,6 @@ def test_an_instructor_graded_checkpoint_page_carries_no_grading_data(module):
     assert {"lock", "salt", "box", "locked"} <= set(keys_in(locked)) and "graded_by" not in locked
 
 
-def fill_lab(quiz, answers):
-    for q in quiz.questions:
-        widget, value = quiz.inputs[q.id], answers.get(q.id)
-        if q.type == "multiple":
-            for cid, box in widget.items():
-                box.value = cid in value
-        elif q.type == "code":
-            for bid, text in widget.items():
-                text.value = value.get(bid, "")
-        else:
-            widget.value = value
-
-
 def test_the_lab_quiz_collects_an_instructor_graded_checkpoint_without_grading_it(tmp_path, monkeypatch):
     pytest.importorskip("ipywidgets")
     from course.instructor import grade_folder
@@ -417,7 +390,7 @@ def test_the_lab_quiz_collects_an_instructor_graded_checkpoint_without_grading_i
     bank = BANKS[6]
     quiz = LabQuiz(bank, instructor_graded(), ProgressStore(tmp_path / "data"), submissions_dir=tmp_path / "subs")
     assert "강사가 채점합니다" in quiz.box.children[0].value and quiz.submit_button.description == "답 확정하기"
-    fill_lab(quiz, right_answers(quiz.questions))      # the values this attempt drew, right
+    fill_lab_quiz(quiz, right_answers(quiz.questions))      # the values this attempt drew, right
     quiz.submit_button.click()
     assert quiz.result is None and quiz.save_button.disabled is False
     shown = quiz.result_html.value
@@ -444,7 +417,7 @@ def test_a_lab_pass_says_what_opens_the_next_chapter(tmp_path, monkeypatch, lab_
     key = unlock.public_key_text(unlock.generate_private_key())
     settings = settings_from_dict({"lab_unlock": lab_unlock, "unlock_public_key": key})
     quiz = LabQuiz(BANKS[6], settings, ProgressStore(tmp_path / "data"), submissions_dir=tmp_path / "subs")
-    fill_lab(quiz, right_answers(quiz.questions))
+    fill_lab_quiz(quiz, right_answers(quiz.questions))
     quiz.submit_button.click()
     for toggle in quiz.self_buttons.values():
         toggle.value = True

@@ -15,6 +15,7 @@ from course.bank import load_bank, question_from_dict
 from course.grading import AnswerFormatError, grade_question, grade_quiz, parse_number
 from course.progress import ProgressStore
 from course.settings import CourseSettings, default_settings, settings_from_dict
+from quiz_helpers import fill_lab_quiz
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CASES = json.loads((FIXTURES / "grading_cases.json").read_text(encoding="utf-8"))
@@ -161,19 +162,6 @@ def lab_quiz(tmp_path, monkeypatch):
     return LabQuiz(bank, settings_from_dict(default_settings()), store, submissions_dir=tmp_path / "subs")
 
 
-def fill(quiz, answers):
-    for q in quiz.bank.questions:
-        widget, value = quiz.inputs[q.id], answers[q.id]
-        if q.type == "multiple":
-            for cid, box in widget.items():
-                box.value = cid in value
-        elif q.type == "code":
-            for bid, text in widget.items():
-                text.value = value.get(bid, "")
-        else:
-            widget.value = value
-
-
 def shown(quiz, qid):
     """The question as this attempt shows it (a checkpoint's numeric variant has its drawn values)."""
     return next(q for q in quiz.questions if q.id == qid)
@@ -183,7 +171,7 @@ def test_lab_quiz_submit_self_assess_record_and_save(lab_quiz, tmp_path):
     from course.submission import integrity_status
     answers = correct_answers(lab_quiz)
     answers["m06-q03"] = f"{shown(lab_quiz, 'm06-q03').answer.value:,.0f} B"
-    fill(lab_quiz, answers)
+    fill_lab_quiz(lab_quiz, answers, lab_quiz.bank.questions)
     lab_quiz.submit_button.click()
     assert lab_quiz.result.pending_count == 1 and not lab_quiz.recorded
     assert "자기 평가" in lab_quiz.result_html.value
@@ -204,12 +192,12 @@ def test_lab_quiz_submit_self_assess_record_and_save(lab_quiz, tmp_path):
 def test_lab_quiz_blocks_unreadable_numbers_and_retries(lab_quiz):
     answers = correct_answers(lab_quiz)
     answers["m06-q03"] = "81,92"
-    fill(lab_quiz, answers)
+    fill_lab_quiz(lab_quiz, answers, lab_quiz.bank.questions)
     lab_quiz.submit()
     assert lab_quiz.result is None and "쉼표" in lab_quiz.feedback["m06-q03"].value
     answers["m06-q03"] = "1"
     answers["m06-q08"] = ""
-    fill(lab_quiz, answers)
+    fill_lab_quiz(lab_quiz, answers, lab_quiz.bank.questions)
     lab_quiz.submit()
     assert lab_quiz.result is None and "한 번 더" in lab_quiz.result_html.value   # unanswered: confirm first
     lab_quiz.submit()
@@ -223,7 +211,7 @@ def test_lab_quiz_survives_read_only_progress(lab_quiz):
     lab_quiz.store.dir.mkdir(parents=True, exist_ok=True)
     lab_quiz.store.path.write_text(json.dumps({"schema": "sgemm-course-progress", "schema_version": 99,
                                                "attempts": []}), encoding="utf-8")
-    fill(lab_quiz, correct_answers(lab_quiz))
+    fill_lab_quiz(lab_quiz, correct_answers(lab_quiz), lab_quiz.bank.questions)
     lab_quiz.submit()
     lab_quiz.set_self_assessment("m06-q08", True)
     assert "저장하지 못했습니다" in lab_quiz.result_html.value
@@ -255,7 +243,7 @@ def test_lab_quiz_shuffles_from_the_first_attempt_by_seed(lab_quiz, tmp_path):
 
 def test_lab_quiz_records_and_submits_the_order_shown(lab_quiz):
     from course.submission import integrity_status
-    fill(lab_quiz, correct_answers(lab_quiz))
+    fill_lab_quiz(lab_quiz, correct_answers(lab_quiz), lab_quiz.bank.questions)
     lab_quiz.submit()
     lab_quiz.set_self_assessment("m06-q08", True)
     attempt = lab_quiz.store.attempts(6)[0]
@@ -324,7 +312,7 @@ def blank_answers(quiz):
 
 
 def test_a_blank_checkpoint_attempt_shows_the_score_and_sections_never_a_verdict(lab_quiz):
-    fill(lab_quiz, blank_answers(lab_quiz))
+    fill_lab_quiz(lab_quiz, blank_answers(lab_quiz), lab_quiz.bank.questions)
     lab_quiz.submit()
     lab_quiz.submit()                                       # "answer nothing?" then yes
     assert lab_quiz.recorded and not lab_quiz.result.passed
@@ -348,7 +336,7 @@ def test_checkpoint_verdicts_come_after_a_pass_or_from_the_third_attempt(lab_qui
     answers = correct_answers(lab_quiz)
     wrong = next(q for q in lab_quiz.bank.questions if q.type == "single")
     answers[wrong.id] = next(c.id for c in wrong.choices if not c.correct)
-    fill(lab_quiz, answers)
+    fill_lab_quiz(lab_quiz, answers, lab_quiz.bank.questions)
     lab_quiz.submit()
     lab_quiz.set_self_assessment("m06-q08", True)
     assert lab_quiz.result.passed                           # 7/8: passed, so every question gets its verdict
@@ -363,7 +351,7 @@ def test_checkpoint_verdicts_come_after_a_pass_or_from_the_third_attempt(lab_qui
     fresh = LabQuiz(lab_quiz.bank, lab_quiz.settings, ProgressStore(lab_quiz.store.dir.parent / "fresh"),
                     submissions_dir=lab_quiz.submissions_dir)
     for attempt in (1, 2, 3):
-        fill(fresh, blank_answers(fresh))
+        fill_lab_quiz(fresh, blank_answers(fresh), fresh.bank.questions)
         fresh.submit()
         fresh.submit()
         verdict = "답하지 않음" in fresh.feedback[wrong.id].value
@@ -388,14 +376,14 @@ def test_every_checkpoint_attempt_draws_a_variant_never_the_same_twice(lab_quiz)
     assert all(a != b for a, b in zip(keys, keys[1:])) and len(set(keys)) == len(base_q.variant.representatives())
     answers = correct_answers(lab_quiz.bank)
     answers["m06-q03"] = f"{base_q.answer.value:g}"                  # the chapter's numbers are never the key
-    fill(lab_quiz, answers)
+    fill_lab_quiz(lab_quiz, answers, lab_quiz.bank.questions)
     lab_quiz.submit()
     assert lab_quiz.result.by_id()["m06-q03"].status == "wrong"
     # the submitted attempt counts although its free item was never self-assessed (not recorded):
     # opening the quiz again gives the next attempt, never this one (or an earlier form) back
     again = LabQuiz(lab_quiz.bank, lab_quiz.settings, lab_quiz.store, submissions_dir=lab_quiz.submissions_dir)
     assert again.attempt == lab_quiz.attempt + 1 and again.store.attempts(6) == []
-    fill(again, dict(answers, **{"m06-q03": f"{shown(again, 'm06-q03').answer.value:g}"}))
+    fill_lab_quiz(again, dict(answers, **{"m06-q03": f"{shown(again, 'm06-q03').answer.value:g}"}), again.bank.questions)
     again.submit()
     again.set_self_assessment("m06-q08", True)
     assert again.result.by_id()["m06-q03"].status == "correct"
@@ -407,7 +395,7 @@ def test_every_checkpoint_attempt_draws_a_variant_never_the_same_twice(lab_quiz)
 def test_copying_from_a_checkpoints_feedback_cannot_pass_it(lab_quiz):
     """Blank first, then answer with what the feedback showed: nothing to copy, so the pass is not reached."""
     from course.quiz import LabQuiz
-    fill(lab_quiz, {q.id: ([] if q.type == "multiple" else {} if q.type == "code" else "" if q.type != "single"
+    fill_lab_quiz(lab_quiz, {q.id: ([] if q.type == "multiple" else {} if q.type == "code" else "" if q.type != "single"
                            else None) for q in lab_quiz.bank.questions})
     lab_quiz.submit()
     lab_quiz.submit()
@@ -425,7 +413,7 @@ def test_copying_from_a_checkpoints_feedback_cannot_pass_it(lab_quiz):
         else:
             copied[q.id] = "복습하지 않은 답"
     second = LabQuiz(lab_quiz.bank, lab_quiz.settings, lab_quiz.store, submissions_dir=lab_quiz.submissions_dir)
-    fill(second, copied)
+    fill_lab_quiz(second, copied, second.bank.questions)
     second.submit()
     second.submit()
     for qid in second.self_buttons:
@@ -439,7 +427,7 @@ def test_the_instructor_grades_a_variant_with_its_seeds_key(lab_quiz, tmp_path):
     for _ in range(2):
         lab_quiz.retry()
     answers = correct_answers(lab_quiz)
-    fill(lab_quiz, answers)
+    fill_lab_quiz(lab_quiz, answers, lab_quiz.bank.questions)
     lab_quiz.submit()
     lab_quiz.set_self_assessment("m06-q08", True)
     lab_quiz.student_id.value = "V3"
@@ -461,11 +449,11 @@ def test_a_quiz_that_is_no_checkpoint_still_teaches(tmp_path, monkeypatch):
     quiz = LabQuiz(bank, settings, ProgressStore(tmp_path / "data"), submissions_dir=tmp_path / "subs")
     single = bank.question("m06-q01")
     assert all(label.startswith(f"({cid}) ") for label, cid in quiz.inputs[single.id].options)
-    fill(quiz, correct_answers(bank))
+    fill_lab_quiz(quiz, correct_answers(bank), quiz.bank.questions)
     quiz.submit()
     for _ in range(3):
         quiz.retry()
     assert quiz.variants == {}                                       # variants are a checkpoint's
-    fill(quiz, correct_answers(bank))
+    fill_lab_quiz(quiz, correct_answers(bank), quiz.bank.questions)
     quiz.submit()
     assert f"({single.correct_choice_ids[0]})" in quiz.feedback[single.id].value and "해설" in quiz.feedback[single.id].value

@@ -18,10 +18,11 @@ from pathlib import Path
 import pytest
 
 import course
-from course.bank import answer_key, load_bank
+from course.bank import load_bank
 from course.settings import load_settings
 from course.shuffle import shuffled_ids
 from course.variants import draw_variant, variant_question
+from quiz_helpers import key_strings
 
 pytestmark = pytest.mark.browser
 
@@ -332,22 +333,6 @@ def test_a_new_learner_gets_an_id_once(page, site_url):
     assert stored["learner"] == learner and len(learner) == 16
     page.reload()
     assert page.locator('.course-quiz[data-module="6"]').get_attribute("data-quiz-learner") == learner
-
-
-def key_strings(bank, accepted: bool = True) -> list[str]:
-    """What `python -m course export-key` tells (course.bank.answer_key): explanations and their lines,
-    model answers, rubric lines, and (accepted=True) accepted code answers that the quiz does not show anyway."""
-    out = []
-    shown = " ".join(q.prompt + (q.code or "") + " ".join(c.text for c in q.choices) for q in bank.questions)
-    for q in answer_key(bank)["questions"]:
-        for text in (q.get("explanation"), q.get("model_answer")):
-            if text:
-                out.append(" ".join(text.split()))
-                out += [line.strip() for line in text.splitlines() if len(line.strip()) >= 12]
-        out += list(q.get("rubric", []))
-        if accepted:
-            out += [a for accept in q.get("blanks", {}).values() for a in accept if a not in shown and len(a) > 3]
-    return out
 
 
 def test_no_checkpoint_page_or_asset_holds_a_key(site_url):
