@@ -233,6 +233,44 @@ def test_real_banks_have_unique_ids_across_files():
     load_all_banks(REAL_BANKS)
 
 
+# ---------------------------------------------------------------- `section`: where a learner goes back to read
+
+def missing_heading(lines: list[str], section: str) -> str | None:
+    """Why `section` names no heading of the chapter whose lines are given (None when it does): "A" must be a
+    "## A" heading, "A > B" a "### B..." heading inside "## A" (B may be the start of a longer heading)."""
+    top, *sub = [part.strip() for part in section.split(">")]
+    if f"## {top}" not in lines:
+        return f"no heading '## {top}'"
+    begin = lines.index(f"## {top}")
+    end = next((i for i in range(begin + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    if sub and not any(line.startswith(f"### {sub[0]}") for line in lines[begin:end]):
+        return f"no heading '### {sub[0]}' inside '## {top}'"
+    return None
+
+
+def test_a_section_must_name_a_heading_under_its_own_top_heading():
+    lines = ["# Title", "## 개념 설명", "### 추상: 두 모델", "## 측정", "### 실행해 보기"]
+    assert missing_heading(lines, "개념 설명") is None
+    assert missing_heading(lines, "개념 설명 > 추상") is None                 # the start of a longer heading
+    assert missing_heading(lines, "측정 > 실행해 보기") is None
+    assert missing_heading(lines, "개념") == "no heading '## 개념'"            # "A" is the whole "## A" heading
+    assert missing_heading(lines, "측정 > 추상") == "no heading '### 추상' inside '## 측정'"   # under another "##"
+    assert missing_heading(lines, "Title") is not None                          # "#" is not a section
+
+
+@pytest.mark.parametrize("module", bank_mod.course_modules())
+def test_every_question_points_at_a_heading(module):
+    """The checkpoint's result lists the `section` of each question answered wrong as the place to reread
+    ("복습할 곳"), so every label names a heading of the module's own chapter."""
+    from course import syllabus
+
+    chapter = REAL_BANKS.parent.parent / syllabus.load().module(module).chapter_path
+    lines = chapter.read_text(encoding="utf-8").splitlines()
+    wrong = [f"{q.id}: {q.section!r}: {why}" for q in load_bank(module, REAL_BANKS).questions
+             if (why := missing_heading(lines, q.section))]
+    assert not wrong, f"{chapter.name}:\n" + "\n".join(wrong)
+
+
 # ---------------------------------------------------------------- answer-key balance (python -m course validate)
 
 def single(qid, lengths, key):
