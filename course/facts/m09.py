@@ -118,6 +118,19 @@ def a_copy_request(lda=4096, k0=0):
 
 
 f.set("a_copy_sectors", a_copy_request().sectors_per_request)
+# Review question 4 (modules 4-5): sectors one fully coalesced warp request touches, and the naive kernel's 2.0.
+f.set("sector_bytes", coalescing.SECTOR_BYTES)
+f.set("warp_4byte_sectors", coalescing.WARP_SIZE * 4 // coalescing.SECTOR_BYTES)
+f.set("warp_float4_sectors", coalescing.WARP_SIZE * 16 // coalescing.SECTOR_BYTES)
+f.set("naive_spr", profile("sgemm_naive")["sectors_per_request"], ".1f")
+
+
+@f.claims
+def naive_requests_read_what_they_need(check):
+    model = coalescing.naive_average_sectors(4096, 4096, 4096, bdx=16, bdy=16)   # simulation 4 (module 4)
+    check(model.a_sectors_per_request == model.b_sectors_per_request == 2
+          and abs(profile("sgemm_naive")["sectors_per_request"] - 2) < 0.05,
+          "사전 복습 4: 나이브 커널의 A 요청과 B 요청은 둘 다 섹터 2개를 읽고, 잰 값도 2.0이다")
 LDA_FOUR_NOT_EIGHT = 4100                 # a leading dimension that is a multiple of 4 but not of 8
 f.set("a_copy_sectors_lda4", a_copy_request(lda=LDA_FOUR_NOT_EIGHT).sectors_per_request)
 
