@@ -178,18 +178,10 @@ def _attempt_limit(text) -> int:
 
 
 def _configured_attempt_limit(config) -> int | None:
-    """course_settings.attempt_limit (None or 0: no limit); a bad value is a settings error."""
-    from course.unlock import course_settings_value
+    """course_settings.attempt_limit (None when 0: no limit), as course.settings validated it."""
+    from course.settings import load_settings
 
-    raw = course_settings_value("attempt_limit", config)
-    if raw is None:
-        return None
-    if isinstance(raw, bool) or not isinstance(raw, int):
-        raise SettingsError(f"course_settings.attempt_limit는 0 이상의 정수여야 합니다 (받은 값: {raw!r})")
-    try:
-        return _attempt_limit(raw) or None
-    except argparse.ArgumentTypeError as exc:
-        raise SettingsError(f"course_settings.attempt_limit: {exc}") from None
+    return load_settings(config).attempt_limit or None
 
 
 def _write_outputs(writers) -> bool:

@@ -98,34 +98,6 @@ class UnlockSettings:
         return self.mode == "instructor" or self.lab == "instructor"
 
 
-def _config_data(path=None) -> tuple[dict, str, str]:
-    """(course_settings mapping, the book's title, the file's name) of the _config.yml course.settings reads."""
-    import yaml
-
-    from course.settings import SettingsError, find_config
-
-    config = find_config(path)
-    if config is None:
-        return {}, "", "defaults"
-    try:
-        data = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise SettingsError(f"{config}: 설정 파일을 읽을 수 없습니다 ({exc})") from exc
-    if not isinstance(data, dict):
-        return {}, "", str(config)
-    raw = ((data.get("sphinx") or {}).get("config") or {}).get("course_settings") or {}
-    return (raw if isinstance(raw, dict) else {}), str(data.get("title") or ""), str(config)
-
-
-def course_settings_value(key: str, path=None):
-    """One key of course_settings as written (None when absent), after course.settings has validated the
-    whole mapping (SettingsError, in Korean, when any key is wrong)."""
-    from course.settings import load_settings
-
-    load_settings(path)
-    return _config_data(path)[0].get(key)
-
-
 def _from_settings(settings) -> UnlockSettings:
     return UnlockSettings(settings.gating_unlock, settings.unlock_public_key, settings.unlock_course,
                           settings.lab_unlock, settings.source)

@@ -74,7 +74,9 @@ def test_course_unlock_reads_its_settings_from_course_settings(tmp_path, public_
     settings = load_settings(config)
     assert (loaded.mode, loaded.public_key, loaded.course) == (settings.gating_unlock, public_key, "GPU 강좌")
     assert loaded.site_by_code and settings.attempt_limit == 4
-    assert unlock.course_settings_value("attempt_limit", config) == 4
+    from course.__main__ import _configured_attempt_limit
+
+    assert _configured_attempt_limit(config) == 4
     named = write_config(tmp_path, f"gating_unlock: instructor\nunlock_public_key: {public_key}\n"
                                    "unlock_course_id: 2026-2 GPU")
     assert unlock.load_unlock_settings(named).course == "2026-2 GPU"
@@ -83,7 +85,7 @@ def test_course_unlock_reads_its_settings_from_course_settings(tmp_path, public_
     with pytest.raises(SettingsError, match="checkpoint_grading"):
         unlock.load_unlock_settings(broken)
     with pytest.raises(SettingsError, match="checkpoint_grading"):
-        unlock.course_settings_value("attempt_limit", broken)
+        _configured_attempt_limit(broken)
 
 
 def test_the_repository_config_is_valid_and_grades_on_the_page():
