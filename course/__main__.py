@@ -32,7 +32,7 @@ import os
 import sys
 from pathlib import Path
 
-from course import instructor
+from course import csv_safe, instructor
 from course import syllabus
 from course.bank import BankError, available_modules, choice_balance, course_modules, load_all_banks, load_bank
 from course.settings import SettingsError, load_settings
@@ -192,8 +192,8 @@ def _write_outputs(writers) -> bool:
             write()
         except OSError as exc:
             ok = False
-            print(f"오류 (error): {label} 파일을 쓸 수 없습니다: {instructor.shown_name(path)} "
-                  f"({instructor.printable(exc.strerror or exc)})", file=sys.stderr)
+            print(f"오류 (error): {label} 파일을 쓸 수 없습니다: {csv_safe.shown_name(path)} "
+                  f"({csv_safe.printable(exc.strerror or exc)})", file=sys.stderr)
     return ok
 
 
@@ -231,9 +231,9 @@ def _grade(args) -> int:
     limit = limit or None
     report = instructor.grade_folder(bank, folder, pass_count, marks, args.require_integrity, attempt_limit=limit)
     graded_ids = {g.student_id for g in report.graded}
-    mark_problems += [f"수동 채점 파일의 학번 {instructor.printable(sid)}에 해당하는 제출이 없습니다"
+    mark_problems += [f"수동 채점 파일의 학번 {csv_safe.printable(sid)}에 해당하는 제출이 없습니다"
                       for sid in sorted(set(marks) - graded_ids)]
-    report.problems += [instructor.Problem(instructor.shown_name(args.manual_marks), "ignored", "manual_mark", problem)
+    report.problems += [instructor.Problem(csv_safe.shown_name(args.manual_marks), "ignored", "manual_mark", problem)
                         for problem in mark_problems]
     problems_csv = args.problems or instructor.problems_path_for(args.out)
     written = _write_outputs([
@@ -244,7 +244,7 @@ def _grade(args) -> int:
     for line in report.lines():
         print(line)
     rule = f"{pass_count}/{len(bank.ids)}" if pass_count is not None else "없음 (none)"
-    shown = instructor.shown_name
+    shown = csv_safe.shown_name
     print(f"통과 기준 (pass rule): {rule}; 시도 횟수 제한 (attempt limit): {limit or '없음 (none)'}; "
           f"성적부 (gradebook): {shown(args.out)}; 문제 목록 (problems): {shown(problems_csv)} ({len(report.problems)}건)"
           + (f"; 요약 (summary): {shown(args.summary)}" if args.summary else ""))
@@ -330,9 +330,9 @@ def _grade_code(args) -> int:
     print(f"검사(checked): {len(report.rows)}개, 모두 통과(passed): {passed}개, 건너뜀(skipped): {len(report.skipped)}개")
     label = {"skipped": "건너뜀", "graded": "참고  ", "ignored": "무시함"}
     for p in report.problems:
-        print(f"  {label.get(p.outcome, p.outcome)}  {instructor.printable(p.file)}: {instructor.printable(p.reason)}")
+        print(f"  {label.get(p.outcome, p.outcome)}  {csv_safe.printable(p.file)}: {csv_safe.printable(p.reason)}")
     print(instructor.problem_count_line(report.problems))
-    print(f"결과 (results): {instructor.shown_name(args.out)}; 문제 목록 (problems): {instructor.shown_name(problems_csv)} "
+    print(f"결과 (results): {csv_safe.shown_name(args.out)}; 문제 목록 (problems): {csv_safe.shown_name(problems_csv)} "
           f"({len(report.problems)}건)")
     if not written:
         return EXIT_USAGE
@@ -371,7 +371,7 @@ def main(argv=None) -> int:
     except Exception as exc:   # noqa: BLE001 - the last guard: a Korean line, never a traceback
         if os.environ.get(DEBUG_ENV):
             raise
-        print(f"내부 오류 (internal error, {type(exc).__name__}): {instructor.printable(str(exc))[:300]}. "
+        print(f"내부 오류 (internal error, {type(exc).__name__}): {csv_safe.printable(str(exc))[:300]}. "
               f"강좌 도구의 버그입니다; {DEBUG_ENV}=1로 다시 실행하면 자세한 내용(traceback)이 나옵니다", file=sys.stderr)
         return EXIT_INTERNAL
 
@@ -388,7 +388,7 @@ def _run(args) -> int:
         print(f"설정 오류 (settings error): {exc}", file=sys.stderr)
         return EXIT_USAGE
     except OSError as exc:
-        print(f"파일 오류 (file error): {instructor.printable(exc)}", file=sys.stderr)
+        print(f"파일 오류 (file error): {csv_safe.printable(exc)}", file=sys.stderr)
         return EXIT_USAGE
 
 

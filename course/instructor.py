@@ -43,8 +43,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from course.bank import Bank, answer_key, student_view
-from course.csv_safe import (FORMULA_TRIGGERS, formula_start, name_note, printable, safe_cell, shown_name,
-                             unneutralised as _unneutralised, write_safe_csv)
+from course.csv_safe import name_note, printable, shown_name, unneutralised as _unneutralised, write_safe_csv
 from course.files import read_bytes_nofollow, regular_files
 from course.grading import QuizResult, grade_quiz
 from korean_text import with_particle
@@ -53,7 +52,6 @@ from course.submission import FORMAT, check_submission, integrity_status, json_d
 from course.variants import questions_for_submission, variant_mismatches
 
 __all__ = [
-    "FORMULA_TRIGGERS",
     "GradeReport",
     "GradedSubmission",
     "MAX_SUBMISSION_BYTES",
@@ -63,15 +61,11 @@ __all__ = [
     "form_markdown",
     "grade_folder",
     "load_manual_marks",
-    "printable",
     "problem_count_line",
     "problems_path_for",
-    "safe_cell",
-    "shown_name",
     "write_difficulty",
     "write_gradebook",
     "write_problems",
-    "write_safe_csv",
 ]
 
 FORM_FORMAT = "sgemm-course-form"

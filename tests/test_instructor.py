@@ -12,7 +12,8 @@ import pytest
 
 from course.__main__ import main
 from course.bank import load_bank
-from course.instructor import FORMULA_TRIGGERS, problems_path_for, safe_cell, write_safe_csv
+from course.csv_safe import FORMULA_TRIGGERS, safe_cell, write_safe_csv
+from course.instructor import problems_path_for
 from course.shuffle import shuffled_ids
 from course.submission import build_submission, integrity_digest, integrity_status
 

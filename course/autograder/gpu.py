@@ -215,7 +215,7 @@ def kernel_output(run: WorkerRun) -> str:
     """What the kernel printed, for the learner: the first lines, control characters made visible."""
     if not run.stdout_bytes:
         return ""
-    from course.instructor import printable
+    from course.csv_safe import printable
 
     lines = run.stdout.splitlines()
     shown = [printable(line[:200], keep_tabs=True) for line in lines[:SHOWN_OUTPUT_LINES]]
