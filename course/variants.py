@@ -183,15 +183,24 @@ class _Parser:
         raise FormulaError("식이 끝나지 않았거나 연산자 자리가 맞지 않습니다")
 
 
-def parse_formula(text: str) -> tuple:
-    """The formula as a tree of tuples; FormulaError (Korean) when the grammar refuses it."""
-    if not isinstance(text, str) or not text.strip():
-        raise FormulaError("식이 비어 있습니다")
-    parser = _Parser(text)
-    tree = parser.expression()
+def _parse_whole(parser, start) -> tuple:
+    """start() over the whole text of parser: FormulaError (Korean) when something is left after it."""
+    tree = start()
     if parser.peek()[0] != "end":
         raise FormulaError(f"식의 {parser.i + 1}번째 자리 뒤에 남는 것이 있습니다")
     return tree
+
+
+def _nonempty(text) -> str:
+    if not isinstance(text, str) or not text.strip():
+        raise FormulaError("식이 비어 있습니다")
+    return text
+
+
+def parse_formula(text: str) -> tuple:
+    """The formula as a tree of tuples; FormulaError (Korean) when the grammar refuses it."""
+    parser = _Parser(_nonempty(text))
+    return _parse_whole(parser, parser.expression)
 
 
 def formula_names(tree: tuple) -> set:
@@ -297,13 +306,8 @@ class _CodeParser(_Parser):
 
 def parse_code(text: str) -> tuple:
     """A code blank's C integer expression as a tree; FormulaError (Korean) when the grammar refuses it."""
-    if not isinstance(text, str) or not text.strip():
-        raise FormulaError("식이 비어 있습니다")
-    parser = _CodeParser(text)
-    tree = parser.level()
-    if parser.peek()[0] != "end":
-        raise FormulaError(f"식의 {parser.i + 1}번째 자리 뒤에 남는 것이 있습니다")
-    return tree
+    parser = _CodeParser(_nonempty(text))
+    return _parse_whole(parser, parser.level)
 
 
 def _code_eval(tree: tuple, env: dict) -> int:
