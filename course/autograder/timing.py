@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from course.autograder.compare import TOLERANCE, error as _error, mismatch as _mismatch
+
 BAND = 0.03                  # a ratio this close to the bar (relative) is measured again
 REMEASURE_FACTOR = 3         # the second measurement takes this many times the timings of the first
 
@@ -30,15 +32,13 @@ def _poison(view) -> None:
 
 class _Checker:
     """Compares the learner's output after each launch with the reference's values (NaN == NaN, the same
-    infinities, the rest within worker.TOLERANCE)."""
+    infinities, the rest within compare.TOLERANCE)."""
 
     def __init__(self, out, truth):
         self.out, self.truth = out, truth
         self.launches, self.wrong, self.first_wrong, self.worst = 0, 0, None, 0.0
 
     def __call__(self) -> None:
-        from course.autograder.worker import TOLERANCE, _error, _mismatch
-
         self.launches += 1
         err, _ = _error(self.out, self.truth)
         bad = bool(_mismatch(self.out, self.truth).any()) or not err <= TOLERANCE
@@ -93,8 +93,6 @@ def near_bar(ratio: float, min_ratio: float | None, band: float = BAND) -> bool:
 def measure(job: dict, learner, reference, out, out_ref) -> dict:
     """The checked first launch (rel_error), the timings, and the count of timed launches that were wrong."""
     import cupy
-
-    from course.autograder.worker import _error, _mismatch
 
     _poison(out)
     learner()

@@ -42,8 +42,9 @@ os.environ.setdefault("CUPY_TF32", "0")
 
 import numpy as np  # noqa: E402
 
+from course.autograder.compare import TOLERANCE, agrees as _agrees, error as _error, mismatch as _mismatch  # noqa: E402
+
 NVRTC_OPTIONS = ("-std=c++17", "-lineinfo")
-TOLERANCE = 1e-5              # relative Frobenius error, as kernels.check.REL_TOLERANCE
 CANARY = -12345.678           # the value around C; a write outside the matrix changes it
 GUARD_ROWS = 8                # guard band beyond the last row, on top of one block tile of rows
 PRINTF_FIFO_BYTES = 256 * 1024   # device printf buffer: a flood is cut here, not in our pipes
@@ -337,33 +338,6 @@ def _reference(A, B, C0, alpha, beta):
     if beta != 0.0:
         out += float(np.float32(beta)) * C0.astype(cupy.float64)
     return out.astype(cupy.float32)
-
-
-def _mismatch(C, ref):
-    """Elements where C and the reference disagree on a special value: a NaN on one side only, or an infinity
-    that is not the same infinity on the other side (its sign included)."""
-    import cupy
-
-    either_inf = cupy.isinf(C) | cupy.isinf(ref)
-    return (cupy.isnan(C) != cupy.isnan(ref)) | (either_inf & (C != ref))
-
-
-def _error(C, ref) -> tuple[float, float]:
-    """(relative Frobenius error, largest absolute difference) over the elements finite on both sides."""
-    import cupy
-
-    both = cupy.isfinite(C) & cupy.isfinite(ref)
-    got = cupy.where(both, C, 0).astype(cupy.float64)
-    want = cupy.where(both, ref, 0).astype(cupy.float64)
-    diff = got - want
-    norm = float(cupy.linalg.norm(want))
-    err = float(cupy.linalg.norm(diff))
-    return (err / norm if norm else err), float(cupy.abs(diff).max()) if diff.size else 0.0
-
-
-def _agrees(C, ref) -> bool:
-    """Right: every special value where IEEE arithmetic puts it, the rest within TOLERANCE."""
-    return not bool(_mismatch(C, ref).any()) and _error(C, ref)[0] <= TOLERANCE
 
 
 def _same_bits(X, Y) -> bool:
