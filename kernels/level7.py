@@ -183,13 +183,14 @@ def grid_problem(M: int, N: int, cand: model.Candidate, split: int) -> str | Non
     """Why (M, N) in this tile with `split` slices cannot be launched (grid and 32-bit index limits), or None."""
     t = cand.tile
     tiles_m, tiles_n = model.cdiv(M, t.BM), model.cdiv(N, t.BN)
-    if split > model.GRID_YZ_MAX:
+    limit = model.grid_limit(M, N, cand, split)
+    if limit == "split":
         return (f"{with_particle(f'split {split:,}', '은')} 그리드 z 크기(grid.z)의 한도 "
                 f"{with_particle(f'{model.GRID_YZ_MAX:,}', '를')} 넘습니다: K 조각(K slice) 하나가 z의 한 칸입니다.")
-    if tiles_m * tiles_n > model.GRID_X_MAX:
+    if limit == "tiles":
         return (f"{t.name} 타일로는 타일이 {tiles_m:,}×{tiles_n:,} = {tiles_m * tiles_n:,}개라 그리드 x 크기(grid.x)의 한도 "
                 f"{with_particle(f'{model.GRID_X_MAX:,}', '를')} 넘습니다. 곱을 나누어 호출하세요(split the product).")
-    if tiles_m * t.BM > model.INT32_MAX or tiles_n * t.BN > model.INT32_MAX:
+    if limit == "index":
         return (f"{M:,}×{N:,}의 C를 {t.name} 타일로 덮으면 행·열 번호가 32비트 정수(int32) 범위를 넘습니다. "
                 f"곱을 나누어 호출하세요(split the product).")
     return None

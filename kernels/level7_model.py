@@ -282,11 +282,21 @@ def grid(tiles_m: int, tiles_n: int, split: int) -> tuple[int, int, int]:
     return (tiles_m * tiles_n, 1, split)
 
 
-def grid_fits(M: int, N: int, cand: Candidate, split: int) -> bool:
-    """Grid limits (x: 2^31 - 1 tiles, z: 65,535 slices) and 32-bit tile row and column indices in the kernel."""
+def grid_limit(M: int, N: int, cand: Candidate, split: int) -> str | None:
+    """The grid limit this (tile, split) breaks, or None: "split" (z holds 1 .. 65,535 slices), "tiles" (x holds
+    2^31 - 1 tiles) or "index" (the kernel's tile row and column indices are 32-bit)."""
     tiles_m, tiles_n = cdiv(M, cand.tile.BM), cdiv(N, cand.tile.BN)
-    return (tiles_m * tiles_n <= GRID_X_MAX and 1 <= split <= GRID_YZ_MAX
-            and tiles_m * cand.tile.BM <= INT32_MAX and tiles_n * cand.tile.BN <= INT32_MAX)
+    if not 1 <= split <= GRID_YZ_MAX:
+        return "split"
+    if tiles_m * tiles_n > GRID_X_MAX:
+        return "tiles"
+    if tiles_m * cand.tile.BM > INT32_MAX or tiles_n * cand.tile.BN > INT32_MAX:
+        return "index"
+    return None
+
+
+def grid_fits(M: int, N: int, cand: Candidate, split: int) -> bool:
+    return grid_limit(M, N, cand, split) is None
 
 
 def allowed(M: int, N: int, K: int, cand: Candidate, split: int) -> bool:
