@@ -33,7 +33,6 @@ from kernels import compiler, configs, registry
 from kernels.errors import KernelInputError
 from korean_text import with_particle
 
-INT32_MAX = 2**31 - 1
 FLOAT_BYTES = 4
 VEC_FLOATS = 4          # a float4 access covers 4 floats ...
 VEC_BYTES = 16          # ... and needs a 16-byte aligned address
@@ -262,9 +261,9 @@ def plan(spec: registry.KernelSpec, a: Operand, b: Operand, c: Operand | None,
 def check_int32(M: int, N: int, K: int, lda: int, ldb: int, ldc: int) -> None:
     """Every kernel takes M, N, K and the leading dimensions as 32-bit int arguments."""
     for label, value in (("M", M), ("N", N), ("K", K), ("lda", lda), ("ldb", ldb), ("ldc", ldc)):
-        if value > INT32_MAX:
+        if value > registry.INT32_MAX:
             raise KernelInputError(
-                f"{label} 값({value:,})이 32비트 정수(int32) 범위(최대 {INT32_MAX:,})를 넘습니다: 커널은 크기와 "
+                f"{label} 값({value:,})이 32비트 정수(int32) 범위(최대 {registry.INT32_MAX:,})를 넘습니다: 커널은 크기와 "
                 f"선행 차원(leading dimension)을 int 인자로 받습니다. 곱을 나누어 호출하세요(split the product).")
 
 
@@ -272,11 +271,11 @@ def check_spans(spec: registry.KernelSpec, lds: dict) -> None:
     """The offsets a kernel computes in 32-bit int (KernelSpec.int32_spans): rows x leading dimension."""
     for label, rows in spec.int32_spans:
         ld = lds[label]
-        if rows * ld > INT32_MAX:
+        if rows * ld > registry.INT32_MAX:
             name = f"ld{label.lower()}"
             raise KernelInputError(
                 f"Level {spec.level} 커널({spec.name})은 타일 안의 복사 주소를 32비트 정수(int32)로 계산하므로 "
-                f"{rows}×{name}의 곱이 {INT32_MAX:,} 이하여야 합니다 ({name} = {ld:,}, {rows}×{name} = {rows * ld:,}). "
+                f"{rows}×{name}의 곱이 {registry.INT32_MAX:,} 이하여야 합니다 ({name} = {ld:,}, {rows}×{name} = {rows * ld:,}). "
                 f"오프셋을 64비트로 계산하는 Level 7(sgemm_shape_aware)을 쓰거나, 곱을 나누어 호출하세요(split the product).")
 
 
@@ -290,7 +289,7 @@ def check_grid(spec: registry.KernelSpec, grid: tuple) -> None:
         raise KernelInputError(
             f"{with_particle(what, '가')} 한도(grid.x {registry.GRID_X_MAX:,}, grid.y·grid.z {registry.GRID_YZ_MAX:,})를 넘습니다. "
             f"곱을 나누어 호출하세요(split the product).")
-    if x * y * z > INT32_MAX or along_m * rows > INT32_MAX or along_n * cols > INT32_MAX:
+    if x * y * z > registry.INT32_MAX or along_m * rows > registry.INT32_MAX or along_n * cols > registry.INT32_MAX:
         raise KernelInputError(
             f"{with_particle(what, '는')} 블록 번호나 행·열 번호가 32비트 정수(int32) 범위를 넘습니다 (블록 {x * y * z:,}개, "
             f"덮는 행 {along_m * rows:,}개, 열 {along_n * cols:,}개). 곱을 나누어 호출하세요(split the product).")

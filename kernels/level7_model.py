@@ -25,13 +25,12 @@ from dataclasses import dataclass
 
 from kernels.device import fp32_lanes
 from kernels.devices import DeviceLimits, occupancy
+# The tiles lie along grid x (any M and N), the K slices along z: the grid's limits are the registry's.
+from kernels.registry import GRID_X_MAX, GRID_YZ_MAX, INT32_MAX
 
 FLOAT = 4
 REGISTERS_PER_SM = 65536
 MAX_REGISTERS = 255
-GRID_X_MAX = 2**31 - 1       # the tiles lie along grid x (any M and N) ...
-GRID_YZ_MAX = 65535          # ... and the K slices along z
-INT32_MAX = 2**31 - 1
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ def _cdiv(a: int, b: int) -> int:
 # A grid holds up to 2^31 - 1 blocks along x and 65,535 along y and along z (every CUDA GPU since cc 3.0).
 GRID_X_MAX = 2**31 - 1
 GRID_YZ_MAX = 65535
+INT32_MAX = 2**31 - 1       # kernels index with int: sizes, leading dimensions and tile coordinates stay below
 # The most blocks fold() puts along y before z takes over: the grid's limit. The sanitizer scripts and tests
 # lower it (to 3, say) so that small C's take the path of a C more than 65,535 tiles tall.
 GRID_Y_FOLD = GRID_YZ_MAX
@@ -306,7 +307,7 @@ def compulsory_intensity(M: int, N: int, K: int) -> float:
 
 
 __all__ = [
-    "KernelSpec", "KERNELS", "LEVEL_REPRESENTATIVE", "STATIC_SMEM_LIMIT", "GRID_X_MAX", "GRID_YZ_MAX", "GRID_Y_FOLD",
+    "KernelSpec", "KERNELS", "LEVEL_REPRESENTATIVE", "STATIC_SMEM_LIMIT", "GRID_X_MAX", "GRID_YZ_MAX", "GRID_Y_FOLD", "INT32_MAX",
     "fold", "LEVEL5", "LEVEL6", "LEVEL5_MIN_BLOCKS",
     "FAMILY_DEFAULTS", "MACRO_PREFIX", "level5_smem", "level6_threads", "level6_smem", "config_defines", "ring_text",
     "configurable", "configured", "LEVEL7_DEFAULT",
