@@ -107,6 +107,16 @@ ZOO = ((1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 
        (4095, 4097, 4099), (3000, 5000, 2000))
 SQUARES = tuple(s for s in ZOO if s[0] == s[1] == s[2])
 
+# Shapes the model is judged on but never fitted to, chosen before any tuning against them (M x N x K):
+# LLM decode and prefill (M = 1, 8, 16, 64, 512 tokens) through the 4096-, 11008- and 14336-wide layers in
+# both orientations (up: K 4096 -> N wide; down: K wide -> N 4096); the same layers with the tokens on N
+# (weights on the left); tall and wide; odd sizes; small; long K. Nothing tuned may read this list.
+HELDOUT = tuple((m, n, k) for m in (1, 8, 16, 64, 512)
+                for n, k in ((11008, 4096), (4096, 11008), (14336, 4096), (4096, 14336))) + (
+    (1, 4096, 4096), (4096, 8, 11008), (11008, 16, 4096), (14336, 1, 4096), (4096, 64, 4096),
+    (65536, 256, 1024), (256, 65536, 1024), (1000, 3001, 777), (5119, 2053, 3071),
+    (256, 256, 256), (384, 640, 512), (256, 256, 65536), (64, 4096, 32768))
+
 SPLITS = (1, 2, 3, 4, 6, 8, 12, 16)   # K slices the dispatcher considers
 MIN_SLICE_K = 128                     # a shorter slice spends more time filling the ring than computing
 WORKSPACE_LIMIT_BYTES = 256 * 2**20   # partial tiles of all slices together
