@@ -5,7 +5,7 @@ simulator can run it for any shape a learner types. The rule, in five lines:
 
     blocks = ceil(M / BM) x ceil(N / BN) x split           (split = how many K slices)
     waves  = ceil(blocks / (resident blocks per SM x SMs)) (rounds of blocks the busiest SM runs)
-    round  = overhead + c x 2 BM BN (K / split) / (SM peak x efficiency x hiding(c) x last)
+    round  = overhead + ring fill + c x 2 BM BN (K / split) x narrow / (SM peak x efficiency x hiding(c) x depth x last)
     time   = launch + the rounds                                              the GEMM
            + (split > 1) x (launch + 2 x split x M x N x 4 bytes / bandwidth) the reduction
 
@@ -15,7 +15,13 @@ blocks per SM the busiest SM runs c of its slots and the round costs that share 
 hides latency worse (hiding(c) = w / (w + HIDING_WARPS) for w = c x warps per block, relative to a full SM),
 and the last wave ends with its slowest block (last = LAST_WAVE, 1 for the other waves). A smaller tile
 makes more blocks but does less work per byte it loads (a lower efficiency); splitting K makes more blocks
-without shrinking the tile but adds the reduction's traffic. The model weighs exactly these, with rates
+without shrinking the tile but adds the reduction's traffic. Two smaller terms: when B's rows do not allow
+16-byte copies (N not a multiple of 4), the main loop issues four times as many copies of B and runs `narrow`
+times longer (per tile); and the ring. A ring holds STAGES x BK rows of K: filling it before the first FFMA
+costs RING_FILL_US per row, every round (ring fill), while a deeper ring keeps more loads in flight
+(depth = d / (d + RING_HALF_K) for d = STAGES x BK, relative to the tile's deepest ring). With
+RINGS_PER_SHAPE the ring is chosen per shape like the tile and the split (among the rings that keep as many
+blocks per SM), a shallow one where slices are short. The model weighs exactly these, with rates
 measured on the H100 (tools/tune_level7.py -> book/data/level7_tuning.json; CALIBRATION carries the fit).
 """
 from __future__ import annotations
@@ -82,6 +88,7 @@ class Rate:
 
     efficiency: float
     overhead_us: float
+    narrow_b: float = 1.0      # the main loop's time x this when B's rows take 4-byte copies
 
 
 # [region: calibration]
@@ -98,6 +105,9 @@ LAST_WAVE = 0.95             # the last wave waits for its slowest block: it run
 LAUNCH_US = 12.71            # the GEMM kernel's fixed cost: launch, first loads from DRAM
 REDUCE_LAUNCH_US = 0.0       # the reduction kernel's (too small to tell apart from the GEMM's)
 WORKSPACE_BANDWIDTH = 1.439  # the partial tiles move at this multiple of DRAM bandwidth (much of them in L2)
+RING_FILL_US = 0.0           # per round, per row of K the ring holds (STAGES x BK): filling it before the first FFMA
+RING_HALF_K = 0.0            # rows of K in flight at which a ring keeps half the loads in flight a deep one does
+RINGS_PER_SHAPE = False      # choose the ring per shape (only once a sweep measured every ring: tune_level7.py)
 # [end-region: calibration]
 
 # The shapes people multiply (issue 25): squares, LLM layers (4096 x 11008, batch 128), a short and a long
@@ -186,6 +196,36 @@ def candidates(limits: DeviceLimits) -> list[Candidate]:
     return [c for c in (ring_for(t, limits) for t in TILES) if c is not None]
 
 
+def ring_candidates(limits: DeviceLimits) -> list[Candidate]:
+    """Every tile that fits this GPU with every ring that keeps as many blocks per SM as its own ring (ring_for),
+    deepest first: the rings a shape may choose among (the launch bounds stay those of ring_for's form)."""
+    out = []
+    for t in TILES:
+        best = ring_for(t, limits)
+        if best is None:
+            continue
+        for bk, stages in t.rings:
+            blocks = occupancy(limits, t.threads, t.register_cap, t.smem_bytes(bk, stages))["blocks_per_sm"]
+            if min(blocks, t.min_blocks) >= best.resident:
+                out.append(Candidate(t, bk, stages, best.resident))
+    return out
+
+
+def ring_depth(cand: Candidate) -> int:
+    """Rows of K the ring holds: STAGES x BK."""
+    return cand.STAGES * cand.BK
+
+
+def depth_speed(cand: Candidate, ring_half_k: float = RING_HALF_K) -> float:
+    """How well this ring keeps loads in flight, relative to the tile's deepest ring (1 with RING_HALF_K = 0)."""
+    deepest = max(bk * stages for bk, stages in cand.tile.rings)
+
+    def share(d: int) -> float:
+        return d / (d + ring_half_k)
+
+    return share(ring_depth(cand)) / share(deepest)
+
+
 @dataclass(frozen=True)
 class Prediction:
     """The model's account of one (tile, split) for one shape: every term a learner can check."""
@@ -251,9 +291,14 @@ def hiding(c: int, cand: Candidate, hiding_warps: float = HIDING_WARPS) -> float
 def predict(M: int, N: int, K: int, cand: Candidate, split: int, limits: DeviceLimits,
             bandwidth_gbs: float | None = None, calibration: dict | None = None, launch_us: float = LAUNCH_US,
             reduce_launch_us: float = REDUCE_LAUNCH_US, workspace_bandwidth: float = WORKSPACE_BANDWIDTH,
-            hiding_warps: float = HIDING_WARPS, last_wave: float = LAST_WAVE) -> Prediction:
-    """Predicted time of one launch (and its reduction) of `cand` cut into `split` K slices."""
+            hiding_warps: float = HIDING_WARPS, last_wave: float = LAST_WAVE, ring_fill_us: float = RING_FILL_US,
+            ring_half_k: float = RING_HALF_K, b16: bool | None = None) -> Prediction:
+    """Predicted time of one launch (and its reduction) of `cand` cut into `split` K slices.
+
+    b16: whether B's rows allow 16-byte copies; None: as for a contiguous B (N a multiple of 4)."""
     tile, rate = cand.tile, (calibration or CALIBRATION)[cand.tile.name]
+    narrow = 1.0 if (N % 4 == 0 if b16 is None else b16) else rate.narrow_b
+    depth = depth_speed(cand, ring_half_k)
     k_per_split, split = slices(K, cand.BK, split)
     tiles_m, tiles_n = cdiv(M, tile.BM), cdiv(N, tile.BN)
     blocks = tiles_m * tiles_n * split
@@ -261,8 +306,9 @@ def predict(M: int, N: int, K: int, cand: Candidate, split: int, limits: DeviceL
     block_flops = 2.0 * tile.BM * tile.BN * k_per_split
     gemm_us = launch_us
     for i, c in enumerate(per_round):
-        speed = rate.efficiency * hiding(c, cand, hiding_warps) * (last_wave if i == len(per_round) - 1 else 1.0)
-        gemm_us += rate.overhead_us + c * block_flops / (speed * sm_peak_gflops(limits) * 1e3)
+        speed = rate.efficiency * hiding(c, cand, hiding_warps) * depth * (last_wave if i == len(per_round) - 1 else 1.0)
+        gemm_us += (rate.overhead_us + ring_fill_us * ring_depth(cand)
+                    + c * block_flops * narrow / (speed * sm_peak_gflops(limits) * 1e3))
     reduce_us = 0.0
     if split > 1:
         bandwidth = (bandwidth_gbs or dram_gbs(limits)) * workspace_bandwidth
@@ -320,13 +366,27 @@ def allowed(M: int, N: int, K: int, cand: Candidate, split: int) -> bool:
 
 
 def predictions(M: int, N: int, K: int, limits: DeviceLimits, bandwidth_gbs: float | None = None,
-                cands: list[Candidate] | None = None, **model) -> list[Prediction]:
-    """Every allowed (tile, split) for this shape, fastest first (ties: fewer slices, larger tile)."""
-    cands = candidates(limits) if cands is None else cands
-    order = {t.name: i for i, t in enumerate(TILES)}
+                cands: list[Candidate] | None = None, every_ring: bool = False, **model) -> list[Prediction]:
+    """Every allowed (tile, split) for this shape, fastest first (ties: fewer slices, larger tile, deeper ring).
+
+    With RINGS_PER_SHAPE each (tile, split) comes with its fastest ring (every_ring: all of them, for the tuner)."""
+    if cands is None:
+        cands = ring_candidates(limits) if RINGS_PER_SHAPE or every_ring else candidates(limits)
     out = [predict(M, N, K, c, s, limits, bandwidth_gbs, **model)
            for c in cands for s in SPLITS if allowed(M, N, K, c, s)]
-    return sorted(out, key=lambda p: (round(p.total_us, 6), p.split, order[p.candidate.tile.name]))
+    out.sort(key=_tie_order)
+    if every_ring:
+        return out
+    fastest: dict = {}
+    for p in out:
+        fastest.setdefault((p.candidate.tile.name, p.split), p)
+    return list(fastest.values())
+
+
+def _tie_order(p: Prediction) -> tuple:
+    """Fastest first; ties: fewer slices, larger tile, deeper ring."""
+    t, ring = p.candidate.tile, (p.candidate.BK, p.candidate.STAGES)
+    return (round(p.total_us, 6), p.split, TILES.index(t), t.rings.index(ring) if ring in t.rings else len(t.rings))
 
 
 def choose(M: int, N: int, K: int, limits: DeviceLimits, bandwidth_gbs: float | None = None,
