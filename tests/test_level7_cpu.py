@@ -89,6 +89,46 @@ def test_time_terms_by_hand():
     assert p.gemm_us == pytest.approx(5.0 + 10.0 + 2 * 128 * 256 * 256 / (0.5 * 506.88 * 1e3))
 
 
+def test_copy_width_and_ring_terms_by_hand():
+    big = _cand(H100, "128x256")
+    rates = {"128x256": model.Rate(efficiency=0.5, overhead_us=10.0, narrow_b=1.1)}
+    kw = dict(calibration=rates, launch_us=5.0, hiding_warps=0.75, last_wave=1.0)
+    loop = 2 * 128 * 256 * 1024 / (0.5 * 506.88 * 1e3)
+    # N = 1024: B's rows allow 16-byte copies; forced narrow (or N = 1023) the main loop takes 1.1 x as long
+    assert model.predict(1024, 1024, 1024, big, 1, H100, H100_GBS, **kw).gemm_us == pytest.approx(15.0 + loop)
+    assert model.predict(1024, 1024, 1024, big, 1, H100, H100_GBS, **kw, b16=False).gemm_us == pytest.approx(
+        15.0 + 1.1 * loop)
+    assert model.predict(1024, 1023, 1024, big, 1, H100, H100_GBS, **kw).gemm_us == pytest.approx(15.0 + 1.1 * loop)
+    # the ring: 0.01 us per row of K it holds (4 x 32 = 128), and a BK 16 x 3 ring (48 rows) in flight as
+    # 48 / (48 + 32) against 128 / (128 + 32) for the deepest one
+    shallow = model.Candidate(big.tile, 16, 3, 1)
+    assert model.ring_depth(big) == 128 and model.ring_depth(shallow) == 48
+    assert model.depth_speed(shallow, 32.0) == pytest.approx((48 / 80) / (128 / 160))
+    assert model.depth_speed(big, 32.0) == 1.0 and model.depth_speed(shallow) == 1.0     # neutral by default
+    p = model.predict(1024, 1024, 1024, shallow, 1, H100, H100_GBS, **kw, ring_fill_us=0.01, ring_half_k=32.0)
+    assert p.gemm_us == pytest.approx(15.0 + 0.48 + loop / model.depth_speed(shallow, 32.0))
+
+
+def test_rings_a_shape_may_choose_keep_the_blocks_per_sm():
+    got = {c.name: c.resident for c in model.ring_candidates(H100)}
+    assert got == {"128x256 BK32x4": 1, "128x256 BK32x3": 1, "128x256 BK16x4": 1, "128x256 BK16x3": 1,
+                   "128x256 BK8x3": 1, "128x128 BK32x3": 2, "128x128 BK16x4": 2, "128x128 BK16x3": 2,
+                   "128x128 BK8x3": 2, "64x128 BK16x4": 4, "64x128 BK16x3": 4, "64x128 BK8x3": 4}
+    a100 = {c.name for c in model.ring_candidates(devices.profile("A100-40GB"))}
+    assert "128x128 BK32x3" not in a100 and "128x128 BK16x4" in a100      # 32 x 3 fits one 128x128 block only
+    for limits in devices.PROFILES.values():     # the tile's own ring (ring_for) comes first among its rings
+        rings = model.ring_candidates(limits)
+        for own in model.candidates(limits):
+            assert next(c for c in rings if c.tile == own.tile) == own, (limits.name, own.name)
+    every = model.predictions(3000, 5000, 2000, H100, H100_GBS, every_ring=True)
+    one = model.predictions(3000, 5000, 2000, H100, H100_GBS)
+    assert len(every) > len(one) and {(p.candidate.tile.name, p.split) for p in every} >= {
+        (p.candidate.tile.name, p.split) for p in one}
+    if not model.RINGS_PER_SHAPE:             # until a sweep fits the ring terms, each tile keeps its own ring
+        assert all((p.candidate.BK, p.candidate.STAGES, p.candidate.resident) ==
+                   (lambda c: (c.BK, c.STAGES, c.resident))(_cand(H100, p.candidate.tile.name)) for p in one)
+
+
 def test_slices_workspace_and_what_is_allowed():
     assert model.slices(300, 32, 8) == (64, 5)      # 10 K tiles in 8 slices: 2 tiles deep, so only 5 exist
     assert model.slices(4096, 32, 8) == (512, 8)
@@ -260,10 +300,11 @@ def test_b_copy_width_rule():
 # ----------------------------------------------------------------------------- every form, compiled per cc
 
 def _forms() -> dict:
-    """(arch, tile, BK, STAGES) -> (profile names, candidate) for the rings of every listed GPU."""
+    """(arch, tile, BK, STAGES) -> (profile names, candidate) for the rings of every listed GPU (every ring a
+    shape may choose once the model chooses rings per shape)."""
     out: dict = {}
     for limits in devices.PROFILES.values():
-        for cand in model.candidates(limits):
+        for cand in (model.ring_candidates if model.RINGS_PER_SHAPE else model.candidates)(limits):
             key = (limits.arch, cand.tile.name, cand.BK, cand.STAGES)
             out.setdefault(key, ([], cand))[0].append(limits.name)
     return out
@@ -343,10 +384,16 @@ def test_calibration_in_the_code_is_the_recorded_fit():
     for tile, rate in model.CALIBRATION.items():
         assert rate.efficiency == pytest.approx(fit["calibration"][tile]["efficiency"], rel=1e-3), tile
         assert rate.overhead_us == pytest.approx(fit["calibration"][tile]["overhead_us"], rel=1e-3, abs=1e-3), tile
+        # a fit made before the copy-width term has none: neutral
+        assert rate.narrow_b == pytest.approx(fit["calibration"][tile].get("narrow_b", 1.0), rel=1e-3), tile
     for name, key in (("LAUNCH_US", "launch_us"), ("REDUCE_LAUNCH_US", "reduce_launch_us"),
                       ("WORKSPACE_BANDWIDTH", "workspace_bandwidth"), ("HIDING_WARPS", "hiding_warps"),
                       ("LAST_WAVE", "last_wave")):
         assert getattr(model, name) == pytest.approx(fit[key], rel=1e-3, abs=1e-3), name
+    # the ring terms, neutral in a fit made before them (no sweep over the rings)
+    assert model.RING_FILL_US == pytest.approx(fit.get("ring_fill_us", 0.0), rel=1e-3, abs=1e-4)
+    assert model.RING_HALF_K == pytest.approx(fit.get("ring_half_k", 0.0), rel=1e-3, abs=1e-3)
+    assert model.RINGS_PER_SHAPE == fit.get("rings_per_shape", False)
     assert fit["median_abs_error"] < 0.03
     assert all(r["rel_error"] < 1e-5 for r in data["rows"])
     for c in data["choices"]:
