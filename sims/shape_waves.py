@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import html
 
+from dataclasses import dataclass
+
 from kernels import devices
 from kernels import level7_model as model
 from korean_text import with_particle
 from sims._common import SimInputError, error_figure, live_widget, require, require_int_in_range
 
 __all__ = ["DEVICES", "AUTO", "MAX_DIM", "plan", "alternatives", "explain", "rows", "widget", "figure",
-           "PRESETS", "shape_text"]
+           "PRESETS", "shape_text", "RoofEnd", "roofline_end", "end_sentence", "decode_figure"]
 
 DEVICES = tuple(devices.PROFILES)
 AUTO = "자동"                       # the model's choice (tile or split)
@@ -115,6 +117,67 @@ COLUMNS = (("choice", ""), ("tile", "타일"), ("split", "split"), ("blocks", "�
            ("tflops", "TFLOP/s"))
 
 
+# [region: roofline-end]
+@dataclass(frozen=True)
+class RoofEnd:
+    """One shape at the memory-bound end: where it sits on the roofline and what each path is predicted to take."""
+
+    intensity: float        # FLOP per least byte: 2MNK / 4(MK + KN + MN)
+    ridge: float            # the GPU's FP32 peak / DRAM bandwidth (FLOP/B)
+    bandwidth_gbs: float    # the DRAM bandwidth the model uses for this GPU
+    bytes_min: int          # A and B read once, C written once
+    floor_us: float         # bytes_min / DRAM bandwidth: no kernel can beat it
+    compute_us: float       # 2MNK / FP32 peak: nor this
+    tile: model.Prediction | None      # the best tile path (blocks of BM x BN)
+    other: model.Prediction | None     # the best prediction that is not a tile (the streaming path), if the model has one
+
+    @property
+    def memory_bound(self) -> bool:
+        return self.intensity < self.ridge
+
+
+def is_tile(p) -> bool:
+    """A prediction of the tile path (a Candidate with a listed tile); anything else is another path."""
+    return getattr(getattr(p.candidate, "tile", None), "name", None) in model.TILE_BY_NAME
+
+
+def path_name(p) -> str:
+    cand = p.candidate
+    return getattr(getattr(cand, "tile", None), "name", None) or getattr(cand, "name", None) or str(cand)
+
+
+def roofline_end(M, N, K, device: str = "H100") -> RoofEnd:
+    """The shape's intensity against the GPU's ridge point, the two floors (bytes / bandwidth, FLOP / peak), and
+    the model's best tile path beside its best other path."""
+    M, N, K = _shape(M, N, K)
+    limits = _limits(device)
+    found = model.predictions(M, N, K, limits)
+    bandwidth = model.dram_gbs(limits)
+    peak = model.sm_peak_gflops(limits) * limits.sm_count
+    need = 4 * (M * K + K * N + M * N)
+    return RoofEnd(2.0 * M * N * K / need, peak / bandwidth, bandwidth, need, need / (bandwidth * 1e3),
+                   2.0 * M * N * K / (peak * 1e3), next((p for p in found if is_tile(p)), None),
+                   next((p for p in found if not is_tile(p)), None))
+
+
+def end_sentence(M, N, K, device: str = "H100") -> str:
+    """The memory-bound end in Korean: which side of the ridge, the floor, each path's prediction."""
+    e = roofline_end(M, N, K, device)
+    side = "꺾임점보다 낮아 메모리 쪽" if e.memory_bound else "꺾임점보다 높아 연산 쪽"
+    line = (f"산술 강도 {e.intensity:,.2f} FLOP/B, {device}의 꺾임점 {e.ridge:,.1f} FLOP/B: {side}입니다. "
+            f"최소 바이트 {e.bytes_min / 2**20:,.1f} MiB를 DRAM 대역폭({e.bandwidth_gbs:,.0f} GB/s, 모델의 값)으로 옮기는 "
+            f"하한 {e.floor_us:,.1f} µs, "
+            f"FP32 최대로 계산하는 하한 {e.compute_us:,.1f} µs.")
+    for label, p in (("타일 경로", e.tile), ("스트리밍 경로", e.other)):
+        if p is None:
+            line += f" {label}: 모델에 이 모양의 후보가 없습니다."
+        else:
+            line += (f" {label}({path_name(p)} × split {p.split}) 예측 {p.total_us:,.1f} µs, "
+                     f"하한의 {p.total_us / max(e.floor_us, e.compute_us):,.1f}배.")
+    return line
+# [end-region: roofline-end]
+
+
 def _table_html(found: list[dict], caption: str, limit: int = 12) -> str:
     head = "".join(f'<th scope="col">{html.escape(h)}</th>' for _, h in COLUMNS)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(str(r[k]))}</td>" for k, _ in COLUMNS) + "</tr>"
@@ -127,7 +190,8 @@ def _render(params: dict) -> str:
     M, N, K, device = params["M"], params["N"], params["K"], params["device"]
     picked = plan(M, N, K, device, params["tile"], params["split"])
     best = plan(M, N, K, device)
-    lines = [f"<p><b>{html.escape(explain(picked))}</b></p>"]
+    lines = [f"<p><b>{html.escape(explain(picked))}</b></p>",
+             f"<p>{html.escape(end_sentence(M, N, K, device))}</p>"]
     if picked.total_us > best.total_us:
         lines.append(f"<p>모델의 선택은 {html.escape(explain(best))}입니다. 고른 조합은 예측으로 "
                      f"{picked.total_us / best.total_us:.2f}배 느립니다.</p>")
@@ -192,3 +256,35 @@ def choice_sentence(M: int, N: int, K: int, device: str = "H100") -> str:
     """"128×4096×4096에서는 64x128 타일 × split 8을 고릅니다" with the particle the reading takes."""
     p = plan(M, N, K, device)
     return f"{shape_text(M, N, K)}에서는 {p.candidate.tile.name} 타일 × split {with_particle(str(p.split), '을')} 고릅니다"
+
+
+DECODE_M = (1, 2, 4, 8, 16, 32, 64, 128)
+
+
+def decode_figure(N: int = 4096, K: int = 4096, device: str = "H100", ms=DECODE_M):
+    """Static view of the memory-bound end: for M tokens through an N x K layer, the predicted time of the best
+    tile path and of the other path (when the model has one) beside the two floors, bytes / bandwidth and
+    FLOP / peak; log axes."""
+    import plotly.graph_objects as go
+
+    try:
+        ends = [roofline_end(m, N, K, device) for m in ms]
+    except SimInputError as err:
+        return error_figure(err)
+    fig = go.Figure()
+    series = [("타일 경로 (모델)", [e.tile.total_us if e.tile else None for e in ends], "#4c78a8", "solid"),
+              ("스트리밍 경로 (모델)", [e.other.total_us if e.other else None for e in ends], "#f58518", "solid"),
+              ("하한: 최소 바이트 ÷ DRAM 대역폭", [e.floor_us for e in ends], "#54a24b", "dash"),
+              ("하한: FLOP ÷ FP32 최대", [e.compute_us for e in ends], "#b279a2", "dot")]
+    for name, ys, color, dash in series:
+        if any(y is not None for y in ys):
+            fig.add_trace(go.Scatter(x=list(ms), y=ys, name=name, mode="lines+markers",
+                                     line=dict(color=color, dash=dash)))
+    ridge_m = next((m for m, e in zip(ms, ends) if not e.memory_bound), None)
+    title = f"M×{N}×{K}, {device}: 토큰 수 M에 따른 예측 시간과 두 하한"
+    if ridge_m is not None:
+        title += f" (M = {ridge_m}부터 꺾임점 위)"
+    fig.update_layout(title=title, height=460, xaxis=dict(title="M (토큰 수)", type="log", tickvals=list(ms)),
+                      yaxis=dict(title="시간 (µs, 로그 눈금)", type="log"),
+                      margin=dict(t=80, b=60, l=80, r=20), legend=dict(orientation="h", y=-0.2))
+    return fig

@@ -956,4 +956,4 @@ def cp_async_store_conflicts_not_in_the_record(check):
 # ---------------------------------------------------------------------------------------------------------
 # The sibling modules declare their facts and claims on `f` (they import what they need from this module, all
 # of it defined above), so importing this module registers every claim of the chapter.
-from course.facts import m10_quiz, m10_steps  # noqa: E402,F401
+from course.facts import m10_quiz, m10_steps, m10_timing  # noqa: E402,F401

@@ -829,3 +829,8 @@ def simulator_sentences(check):
               for s in ((4096, 4096, 4096), S8192)), "본문: 큰 정사각 행렬에서는 Level 6과 같은 128×256 타일, split 1")
     check(all(row_of[(LEVEL7_KERNEL, *s)]["choice"]["split"] > 1 or row_of[(LEVEL7_KERNEL, *s)]["choice"]["tile"] != "128x256"
               for s in L6_LOSERS), "본문: Level 6이 지는 모양에서 Level 7은 작은 타일이나 split을 고른다")
+
+
+# The sibling module declares the held-out and memory-bound sections' facts and claims on `f`, so importing this
+# module registers every claim of the chapter.
+from course.facts import m12_heldout  # noqa: E402,F401

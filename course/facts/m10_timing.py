@@ -1,0 +1,155 @@
+"""Facts of module 10, continued: what a CUDA event pair around one call measures, and the course's protocol.
+
+Record: book/data/timing_protocols.json (tools/record_timing_protocols.py): Level 7 and cuBLAS on a few shapes,
+timed four ways in one run: per call (events around every call, the same operands: the older protocol), hold
+only (the host's launch cost hidden behind a hold kernel, the same operands), rotation only (no hold, the
+calls rotating over operand copies larger than the L2) and the full protocol of kernels/timing.py. The
+protocol's constants are read from kernels/timing.py itself.
+
+Until the record exists every fact of the section reads "(기록 없음)" and one claim fails, so the site cannot be
+built with an empty section. The pure functions take the record as an argument (tests run them on
+tests/fixtures/timing_protocols.json).
+
+Every claim is declared on course.facts.m10's `f`; course.facts.m10 imports this module at its end.
+"""
+from __future__ import annotations
+
+import json
+
+from course.facts.m10 import benchmark_record, f
+from kernels import timing
+from kernels.record import DATA_DIR
+
+PROTOCOLS_FILE = "timing_protocols.json"
+MISSING = "(기록 없음)"
+PROTOCOLS = ("per_call", "hold", "rotation", "full")
+PROTOCOL_LABEL = {"per_call": "호출마다 (이전 방식)", "hold": "홀드만", "rotation": "회전만", "full": "강좌의 방식 (둘 다)"}
+# Names a record may use for the same four protocols.
+ALIASES = {"per_call": ("per_call", "old", "per-call"), "hold": ("hold", "hold_only"),
+           "rotation": ("rotation", "rotation_only", "rotate"), "full": ("full", "protocol", "alternate")}
+TINY = (1, 4096, 4096)       # the decode-sized product: the host's cost is as long as the GPU's work
+BIG = (4096, 4096, 4096)     # milliseconds of work: the host's cost is lost in it
+
+
+def _protocol_entry(row: dict, name: str) -> dict:
+    holder = row.get("protocols", row)
+    for alias in ALIASES[name]:
+        if alias in holder:
+            return holder[alias]
+    raise KeyError(f"{PROTOCOLS_FILE}: {row['M']}×{row['N']}×{row['K']} 행에 '{name}' 방식의 시간이 없습니다")
+
+
+def protocol_rows(record: dict) -> dict[tuple, dict[str, dict]]:
+    """(M, N, K) -> protocol -> {"level7_ms", "cublas_ms", "speed"} (speed: cuBLAS time / Level 7 time)."""
+    out = {}
+    for row in record["rows"]:
+        shape = (row["M"], row["N"], row["K"])
+        out[shape] = {}
+        for name in PROTOCOLS:
+            e = _protocol_entry(row, name)
+            out[shape][name] = {"level7_ms": e["level7_ms"], "cublas_ms": e["cublas_ms"],
+                                "speed": e["cublas_ms"] / e["level7_ms"]}
+    return out
+
+
+def shape_text(M: int, N: int, K: int) -> str:
+    return f"{M}³" if M == N == K else f"{M}×{N}×{K}"
+
+
+def change_phrase(before: float, after: float) -> str:
+    """How a time moved, in Korean (the data decides the direction)."""
+    r = after / before
+    if r <= 0.97:
+        return f"{100 * (1 - r):.0f}% 줄었습니다"
+    if r >= 1.03:
+        return f"{100 * (r - 1):.0f}% 늘었습니다"
+    return "거의 그대로였습니다"
+
+
+def spread(protocols: dict[str, dict]) -> float:
+    """The largest max / min of one subject's time over the four protocols (Level 7's or cuBLAS's)."""
+    return max(max(protocols[n][who] for n in PROTOCOLS) / min(protocols[n][who] for n in PROTOCOLS)
+               for who in ("level7_ms", "cublas_ms"))
+
+
+def timing_facts(record: dict | None) -> dict[str, str]:
+    """The section's facts (display text); every record fact reads MISSING while the record is absent."""
+    static = {"t_hold_ms": f"{timing.HOLD_MS:g}", "t_l2_multiple": str(timing.L2_MULTIPLE),
+              "t_calls_ms": f"{timing.CALLS_TARGET_MS:g}", "t_max_calls": str(timing.MAX_CALLS),
+              "t_rounds": str(timing.ROUNDS), "t_max_copies": str(timing.MAX_COPIES),
+              "bench_protocol": ("이 장의 benchmarks.json도 이 방식으로 잰 기록입니다"
+                                 if benchmark_record.provenance.get("timing") == timing.PROTOCOL else
+                                 "이 장의 benchmarks.json은 이 방식이 생기기 전에 호출마다 이벤트 쌍을 둘러 잰 기록입니다")}
+    if record is None:
+        return static | {name: MISSING for name in RECORD_FACTS}
+    rows = protocol_rows(record)
+    tiny, big = rows[TINY], rows[BIG]
+    big_spread = spread(big)
+    return static | {
+        "tp_device": record["device"], "tp_date": str(record["date"])[:10],
+        "tiny_old_speed": f"{tiny['per_call']['speed']:.2f}", "tiny_full_speed": f"{tiny['full']['speed']:.2f}",
+        "tiny_old_cb_us": f"{1000 * tiny['per_call']['cublas_ms']:.1f}",
+        "tiny_full_cb_us": f"{1000 * tiny['full']['cublas_ms']:.1f}",
+        "tiny_old_l7_us": f"{1000 * tiny['per_call']['level7_ms']:.1f}",
+        "tiny_full_l7_us": f"{1000 * tiny['full']['level7_ms']:.1f}",
+        "tiny_hold_cb": change_phrase(tiny["per_call"]["cublas_ms"], tiny["hold"]["cublas_ms"]),
+        "tiny_hold_l7": change_phrase(tiny["per_call"]["level7_ms"], tiny["hold"]["level7_ms"]),
+        "tiny_rot_cb": change_phrase(tiny["hold"]["cublas_ms"], tiny["full"]["cublas_ms"]),
+        "tiny_rot_l7": change_phrase(tiny["hold"]["level7_ms"], tiny["full"]["level7_ms"]),
+        "big_spread": f"{100 * (big_spread - 1):.0f}",
+        "tiny_mib": f"{4 * (TINY[0] * TINY[2] + TINY[2] * TINY[1] + TINY[0] * TINY[1]) / 2**20:.0f}",
+    }
+
+
+RECORD_FACTS = ("tp_device", "tp_date", "tiny_old_speed", "tiny_full_speed", "tiny_old_cb_us", "tiny_full_cb_us",
+                "tiny_old_l7_us", "tiny_full_l7_us", "tiny_hold_cb", "tiny_hold_l7", "tiny_rot_cb", "tiny_rot_l7",
+                "big_spread", "tiny_mib")
+
+
+def timing_claims(record: dict | None, check) -> None:
+    """The section's sentences, checked on a protocols record (the chapter's, or a test's fixture)."""
+    if not check(record is not None, f"book/data/{PROTOCOLS_FILE}이 있어야 한다 (tools/record_timing_protocols.py로 기록)"):
+        return
+    rows = protocol_rows(record)
+    check(TINY in rows and BIG in rows, "본문: 기록에 1×4096×4096과 4096³이 있다")
+    tiny, big = rows[TINY], rows[BIG]
+    check(tiny["hold"]["cublas_ms"] < tiny["per_call"]["cublas_ms"],
+          "본문: 1×4096×4096에서 홀드가 cuBLAS의 시간을 줄인다 (호스트의 준비 시간이 이벤트 사이에 있었다)")
+    check(tiny["full"]["speed"] != tiny["per_call"]["speed"]
+          and abs(tiny["full"]["speed"] / tiny["per_call"]["speed"] - 1) > 0.05,
+          "본문: 1×4096×4096에서 두 방식의 Level 7 / cuBLAS가 5% 넘게 다르다")
+    check(tiny["full"]["cublas_ms"] >= 0.97 * tiny["hold"]["cublas_ms"]
+          and tiny["full"]["level7_ms"] >= 0.97 * tiny["hold"]["level7_ms"],
+          "본문: 회전을 더하면 시간이 줄지 않는다 (L2가 덜 데워진다)")
+    check(spread(big) < 1.05, "본문: 4096³에서는 네 방식의 시간이 5% 안에서 같다")
+    check(all(p[n]["level7_ms"] > 0 and p[n]["cublas_ms"] > 0 for p in rows.values() for n in PROTOCOLS),
+          "기록: 모든 시간이 양수")
+
+
+_path = DATA_DIR / PROTOCOLS_FILE
+protocols_record = json.loads(_path.read_text(encoding="utf-8")) if _path.exists() else None
+for _name, _text in timing_facts(protocols_record).items():
+    f.set(_name, _text)
+
+
+def protocol_table_rows(record: dict) -> list[dict]:
+    """One table row per (shape, protocol): Level 7 and cuBLAS in µs and their ratio."""
+    out = []
+    for shape, protocols in protocol_rows(record).items():
+        for i, name in enumerate(PROTOCOLS):
+            p = protocols[name]
+            out.append({"shape": shape_text(*shape) if i == 0 else "", "how": PROTOCOL_LABEL[name],
+                        "l7": f"{1000 * p['level7_ms']:,.1f}", "cb": f"{1000 * p['cublas_ms']:,.1f}",
+                        "speed": f"{p['speed']:.2f}"})
+    return out
+
+
+PROTOCOL_COLUMNS = [("shape", "M×N×K"), ("how", "재는 방식"), ("l7", "Level 7 µs"), ("cb", "cuBLAS µs"),
+                    ("speed", "Level 7 / cuBLAS")]
+
+
+@f.claims
+def timing_sentences(check):
+    timing_claims(protocols_record, check)
+    check(benchmark_record.provenance.get("timing") in (timing.PROTOCOL, "median of CUDA-event timings after warm-up"),
+          "본문: benchmarks.json이 잰 방식은 강좌의 방식이거나 이전 방식 (문장이 둘 중 하나를 고른다)")

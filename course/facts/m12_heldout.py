@@ -1,0 +1,237 @@
+"""Facts of module 12, continued: shapes the model never saw, and the memory-bound end of the roofline.
+
+Records: book/data/level7_heldout.json (tools/record_heldout.py: Level 7 and cuBLAS in alternation on
+kernels.level7_model.HELDOUT, every allowed candidate swept for the regret, a DRAM bandwidth measured in the same
+run) beside book/data/level7_tuning.json (the zoo, where the model's constants were fitted). Every number is
+computed here from the record's rows (not from its summary), so a row that changes moves every sentence that
+quotes it.
+
+Until the held-out record exists, every fact reads "(기록 없음)" and one claim fails, so the site cannot be
+built with an empty section. The pure functions take the record as an argument (tests run them on
+tests/fixtures/level7_heldout.json).
+
+Every claim is declared on course.facts.m12's `f`; course.facts.m12 imports this module at its end.
+"""
+from __future__ import annotations
+
+import math
+import statistics
+
+from course.facts.m12 import _load, f, regret_unseen, shape_label, tuning
+from kernels import devices
+
+HELDOUT_FILE = "level7_heldout.json"
+MISSING = "(기록 없음)"
+SMALL_SIDE = 16           # M or N up to this: the decode end, where the streaming path may run
+PASS_SHARE = 0.95         # "near cuBLAS": Level 7 at 95% of cuBLAS's speed or better
+DECODE_EXAMPLE = (1, 4096, 4096)
+LAYER = (4096, 4096)      # N x K of the layer the intensity curve is drawn for
+
+
+# ---------------------------------------------------------------------------- pure helpers (no record read)
+def intensity(M: int, N: int, K: int) -> float:
+    """FLOP per byte of the bytes an SGEMM must move at least (A and B read once, C written once):
+    2MNK / 4(MK + KN + MN) = (M / 2) / (1 + M/N + M/K)."""
+    return 2.0 * M * N * K / (4.0 * (M * K + K * N + M * N))
+
+
+def crossover_m(ridge: float, N: int = LAYER[0], K: int = LAYER[1]) -> int:
+    """The smallest M whose intensity reaches the ridge point for an N x K layer."""
+    M = 1
+    while intensity(M, N, K) < ridge and M < 1 << 20:
+        M += 1
+    return M
+
+
+def memory_bound(row: dict) -> bool:
+    """Below the ridge point as the record judged it (tools/record_heldout.py), else: M or N up to SMALL_SIDE."""
+    return bool(row["memory_bound"]) if "memory_bound" in row else min(row["M"], row["N"]) <= SMALL_SIDE
+
+
+def timed_rows(record: dict) -> list[dict]:
+    """Rows with times (a row whose result was wrong holds its error and no time)."""
+    return [r for r in record["rows"] if "level7_ms" in r]
+
+
+def choice_text(choice) -> str:
+    """A dispatcher's choice as the chapter writes it: "64×128 × split 2", "stream-B × split 4"."""
+    if isinstance(choice, dict):
+        tile = str(choice.get("tile", choice.get("candidate", "?"))).replace("x", "×")
+        split = choice.get("split")
+        return f"{tile} × split {split}" if split is not None else tile
+    return str(choice).replace("x", "×")
+
+
+def _key(choice) -> tuple:
+    if isinstance(choice, dict):
+        return (str(choice.get("tile", choice.get("candidate"))), choice.get("split"))
+    return (str(choice), None)
+
+
+def is_stream(choice) -> bool:
+    return _key(choice)[0].startswith("stream")
+
+
+def geomean(values) -> float:
+    values = list(values)
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def shape_of(row: dict) -> tuple:
+    return (row["M"], row["N"], row["K"])
+
+
+def gbs(row: dict, key: str = "level7_ms") -> float:
+    """GB/s of the minimal bytes at a row's time."""
+    return row["bytes_min"] / (row[key] * 1e6)
+
+
+def peak_gflops(record: dict) -> float:
+    """FP32 peak of the recorded GPU: the record's own provenance, else the listed profile of that name."""
+    if record.get("peak_gflops"):
+        return float(record["peak_gflops"])
+    from kernels import level7_model as model
+
+    name = next(n for n in devices.PROFILES if n.replace("-", " ") in record["device"].replace("-", " "))
+    limits = devices.profile(name)
+    return model.sm_peak_gflops(limits) * limits.sm_count
+
+
+def heldout_numbers(record: dict, tuning_record: dict) -> dict:
+    """Every number the two new sections quote, from the held-out rows and the zoo's tuning record."""
+    rows = timed_rows(record)
+    speed = {shape_of(r): r["cublas_ms"] / r["level7_ms"] for r in rows}
+    worst = min(speed, key=speed.get)
+    best = max(speed, key=speed.get)
+    regret = {shape_of(r): r["regret"] for r in rows if "regret" in r}
+    worst_regret = max(regret, key=regret.get)
+    fitted = [c["regret"] - 1 for c in tuning_record["choices"]]
+    mb = [r for r in rows if memory_bound(r)]
+    dram = record["dram_gbs_measured"]
+    frac = {shape_of(r): r["bytes_min"] / (r["level7_ms"] * 1e-3) / (dram * 1e9) for r in mb}
+    cb_frac = {shape_of(r): r["bytes_min"] / (r["cublas_ms"] * 1e-3) / (dram * 1e9) for r in mb}
+    ridge = peak_gflops(record) / dram
+    return {
+        "n": len(rows), "n_regret": len(regret), "geomean": geomean(speed.values()), "worst": speed[worst], "worst_shape": worst,
+        "best": speed[best], "best_shape": best, "n_faster": sum(v >= 1 for v in speed.values()),
+        "n_near": sum(v >= PASS_SHARE for v in speed.values()),
+        "regret_mean": statistics.fmean(regret.values()), "regret_max": regret[worst_regret],
+        "regret_max_shape": worst_regret, "n_regret_zero": sum(v <= 1e-9 for v in regret.values()),
+        "fit_regret_mean": statistics.fmean(fitted), "fit_regret_max": max(fitted),
+        "check_regret_mean": statistics.fmean(v - 1 for v in regret_unseen.values()),
+        "mb_n": len(mb), "mb_geomean": geomean(speed[shape_of(r)] for r in mb) if mb else float("nan"),
+        "mb_frac_min": min(frac.values()) if mb else float("nan"),
+        "mb_frac_max": max(frac.values()) if mb else float("nan"),
+        "mb_frac_median": statistics.median(frac.values()) if mb else float("nan"),
+        "mb_cb_frac_median": statistics.median(cb_frac.values()) if mb else float("nan"),
+        "mb_stream": sum(is_stream(r["choice"]) for r in mb), "dram_gbs": dram, "ridge": ridge,
+        "peak_gflops": peak_gflops(record), "crossover_m": crossover_m(ridge),
+        "frac": frac, "speed": speed,
+    }
+
+
+def heldout_facts(record: dict | None, tuning_record: dict) -> dict[str, str]:
+    """The facts (display text) of the two sections; every name reads MISSING while the record is absent."""
+    ai1 = intensity(*DECODE_EXAMPLE)
+    static = {"ai_m1": f"{ai1:.2f}", "ai_m16": f"{intensity(16, *LAYER):.1f}",
+              "ai_m128": f"{intensity(128, *LAYER):.0f}", "small_side": str(SMALL_SIDE),
+              "pass_share": f"{PASS_SHARE:.2f}"}
+    if record is None:
+        return static | {name: MISSING for name in RECORD_FACTS}
+    n = heldout_numbers(record, tuning_record)
+    pct = lambda x: f"{100 * x:.0f}"          # noqa: E731
+    return static | {
+        "ho_device": record["device"], "ho_date": str(record["date"])[:10], "ho_n": str(n["n"]),
+        "ho_n_regret": str(n["n_regret"]),
+        "ho_geomean": f"{n['geomean']:.3f}", "ho_worst": f"{n['worst']:.3f}",
+        "ho_worst_shape": shape_label(*n["worst_shape"]), "ho_best": f"{n['best']:.2f}",
+        "ho_best_shape": shape_label(*n["best_shape"]), "ho_n_faster": str(n["n_faster"]),
+        "ho_n_near": str(n["n_near"]),
+        "ho_regret_mean": f"{100 * n['regret_mean']:.1f}", "ho_regret_max": f"{100 * n['regret_max']:.1f}",
+        "ho_regret_max_shape": shape_label(*n["regret_max_shape"]), "ho_n_regret_zero": str(n["n_regret_zero"]),
+        "fit_regret_mean": f"{100 * n['fit_regret_mean']:.1f}", "fit_regret_max": f"{100 * n['fit_regret_max']:.1f}",
+        "check_regret_mean": f"{100 * n['check_regret_mean']:.1f}",
+        "regret_direction": ("더 컸습니다" if n["regret_mean"] > 1.2 * n["fit_regret_mean"] + 0.005 else
+                             "더 작았습니다" if n["regret_mean"] < 0.8 * n["fit_regret_mean"] - 0.005 else
+                             "거의 같았습니다"),
+        "mb_n": str(n["mb_n"]), "mb_geomean": f"{n['mb_geomean']:.2f}", "mb_stream": str(n["mb_stream"]),
+        "mb_frac_min": pct(n["mb_frac_min"]), "mb_frac_max": pct(n["mb_frac_max"]),
+        "mb_frac_median": pct(n["mb_frac_median"]), "mb_cb_frac_median": pct(n["mb_cb_frac_median"]),
+        "ho_dram_gbs": f"{n['dram_gbs']:,.0f}", "ho_peak_tf": f"{n['peak_gflops'] / 1000:.1f}",
+        "ho_ridge": f"{n['ridge']:.1f}", "crossover_m": str(n["crossover_m"]),
+        "tuning_device": tuning_record["device"],
+    }
+
+
+RECORD_FACTS = ("ho_device", "ho_date", "ho_n", "ho_n_regret", "ho_geomean", "ho_worst", "ho_worst_shape", "ho_best",
+                "ho_best_shape", "ho_n_faster", "ho_n_near", "ho_regret_mean", "ho_regret_max",
+                "ho_regret_max_shape", "ho_n_regret_zero", "fit_regret_mean", "fit_regret_max",
+                "check_regret_mean", "regret_direction", "mb_n", "mb_geomean", "mb_stream", "mb_frac_min",
+                "mb_frac_max", "mb_frac_median", "mb_cb_frac_median", "ho_dram_gbs", "ho_peak_tf", "ho_ridge",
+                "crossover_m", "tuning_device")
+
+
+def heldout_claims(record: dict | None, tuning_record: dict, check, complete: bool = True) -> None:
+    """The sentences of the two sections, checked on a held-out record (the chapter's, or a test's fixture;
+    complete=False: a subset of HELDOUT, as a fixture or a --quick run holds)."""
+    if not check(record is not None, f"book/data/{HELDOUT_FILE}이 있어야 한다 (tools/record_heldout.py로 기록)"):
+        return
+    from kernels import level7_model as model
+
+    shapes = [shape_of(r) for r in record["rows"]]
+    check(len(timed_rows(record)) == len(record["rows"]),
+          "본문: 처음 보는 모양 모두에서 Level 7의 결과가 맞았다 (틀린 결과로 시간 없이 남은 행이 없다)")
+    check(set(shapes) == set(model.HELDOUT) or not complete,
+          "본문: HELDOUT의 모양을 모두 쟀다")
+    check(set(shapes) <= set(model.HELDOUT) and not set(shapes) & set(model.ZOO),
+          "본문: 처음 보는 모양은 모두 HELDOUT에 있고, 모양 모음(ZOO)과 겹치지 않는다")
+    check(len(set(shapes)) == len(shapes), "본문: 처음 보는 모양은 한 번씩만 잰다")
+    n = heldout_numbers(record, tuning_record)
+    for r in timed_rows(record):
+        where = shape_label(*shape_of(r))
+        check(math.isclose(r["of_cublas"], r["cublas_ms"] / r["level7_ms"], rel_tol=1e-3),
+              f"기록 {where}: of_cublas = cuBLAS 시간 ÷ Level 7 시간")
+        check(r["bytes_min"] == 4 * (r["M"] * r["K"] + r["K"] * r["N"] + r["M"] * r["N"]),
+              f"기록 {where}: bytes_min = 4(MK + KN + MN)")
+        check("regret" not in r or (r["regret"] >= -1e-9 and r["best_measured"]["ms"] > 0),
+              f"기록 {where}: 후회는 0 이상")
+        check(memory_bound(r) == (min(r["M"], r["N"]) <= SMALL_SIDE),
+              f"본문 {where}: 꺾임점 아래인 모양은 M이나 N이 16 이하인 모양이다")
+    check(n["mb_n"] > 0, "본문: 처음 보는 모양에 M이나 N이 16 이하인 모양이 있다")
+    check(n["ridge"] > intensity(SMALL_SIDE, *LAYER) and n["ridge"] < intensity(128, *LAYER),
+          "본문: M ≤ 16의 산술 강도는 꺾임점보다 낮고, M = 128은 꺾임점보다 높다")
+    check(n["crossover_m"] > SMALL_SIDE, "본문: 꺾임점에 닿는 M은 16보다 크다 (M ≤ 16은 모두 메모리 쪽)")
+    check(all(f <= 1.02 for f in n["frac"].values()),
+          "본문: 메모리 한계 모양의 유효 대역폭은 잰 DRAM 대역폭을 넘지 않는다 (넘으면 L2에서 읽은 것)")
+    check(record.get("timing") not in (None, ""), "본문: 기록이 시간을 잰 방식을 적는다")
+
+
+# ---------------------------------------------------------------------------- the chapter's record
+heldout = _load(HELDOUT_FILE)
+for _name, _text in heldout_facts(heldout, tuning).items():
+    f.set(_name, _text)
+
+
+def heldout_table_rows(record: dict) -> list[dict]:
+    """The held-out table: every row, memory-bound ones first (by M and N), then the rest by speed."""
+    rows = sorted(timed_rows(record), key=lambda r: (not memory_bound(r), r["cublas_ms"] / r["level7_ms"]))
+    dram = record["dram_gbs_measured"]
+    out = []
+    for r in rows:
+        mb = memory_bound(r)
+        out.append({"shape": shape_label(*shape_of(r)), "l7": f"{r['level7_ms'] * 1000:,.1f}",
+                    "cb": f"{r['cublas_ms'] * 1000:,.1f}", "ratio": f"{r['cublas_ms'] / r['level7_ms']:.3f}",
+                    "choice": choice_text(r["choice"]), "best": choice_text(r["best_measured"]["choice"]) if "best_measured" in r else "—",
+                    "regret": f"{100 * r['regret']:.1f}%" if "regret" in r else "(재지 않음)",
+                    "dram": f"{gbs(r):,.0f} ({100 * gbs(r) / dram:.0f}%)" if mb else "—"})
+    return out
+
+
+HELDOUT_COLUMNS = [("shape", "M×N×K"), ("l7", "Level 7 µs"), ("cb", "cuBLAS µs"), ("ratio", "Level 7 / cuBLAS"),
+                   ("choice", "모델의 선택"), ("best", "가장 빠르게 잰 후보"), ("regret", "후회"),
+                   ("dram", "GB/s (잰 DRAM 대역폭 대비)")]
+
+
+@f.claims
+def heldout_sentences(check):
+    heldout_claims(heldout, tuning, check)
