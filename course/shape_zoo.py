@@ -4,9 +4,10 @@
     show_zoo(zoo_results())          # live on a GPU (tqdm progress), else book/data/shapes.json, labelled
 
 Live: each zoo shape (kernels/level7_model.py ZOO) is checked against cuBLAS (NaN-poisoned C, relative Frobenius
-error, TF32 off) and timed in alternation with it (median of CUDA-event timings, a few repetitions: this is a
-glance, the record is tools/record_shapes.py). A shape that does not fit this GPU's memory, or a GPU with no Level 7
-configuration, gets a Korean note and the recorded row instead of a CUDA error.
+error, TF32 off) and timed in alternation with it by kernels/timing.py's protocol (back-to-back calls behind a
+hold, rotating over operand copies; a few rounds: this is a glance, the record is tools/record_shapes.py). A shape
+that does not fit this GPU's memory, or a GPU with no Level 7 configuration, gets a Korean note and the recorded row
+instead of a CUDA error.
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ class ZooResults:
         if self.live:
             return (f"이 컴퓨터에서 방금 측정한 결과 (live): {p.get('device')}, CuPy {p.get('cupy')}, "
                     f"{str(p.get('date'))[:10]}. cuBLAS 대비 비율은 같은 실행에서 번갈아 잰 cuBLAS와의 비입니다. "
-                    f"반복 {LIVE_REPS}번의 중앙값이라 기록보다 흔들립니다.")
+                    f"{LIVE_REPS}회 잰 값의 중앙값이라 기록보다 흔들립니다.")
         return (f"기록된 결과 (recorded): {p.get('device')}, 드라이버 {p.get('driver')}, CuPy {p.get('cupy')}, "
                 f"{str(p.get('date'))[:10]}, 명령 `{p.get('command')}`, 커밋 {str(p.get('git_commit'))[:10]}")
 
@@ -70,22 +71,25 @@ def _fits(M: int, N: int, K: int, split: int) -> bool:
 def measure_shape(M: int, N: int, K: int, reps: int = LIVE_REPS) -> dict:
     import cupy
 
-    from kernels import bench, check, level7
+    from kernels import bench, check, level7, timing
 
-    A, B = check.random_matrix(M, K, 0), check.random_matrix(K, N, 1)
-    C, C_ref = (cupy.empty((M, N), dtype=cupy.float32) for _ in range(2))
-    run = level7.prepare(A, B, C)
-    C.fill(cupy.nan)
-    run()
-    cupy.matmul(A, B, out=C_ref)
-    err = float(cupy.linalg.norm((C - C_ref).astype(cupy.float64)) / cupy.linalg.norm(C_ref.astype(cupy.float64)))
+    copies = timing.operand_copies(M, N, K)
+    runs = [level7.prepare(A, B, C) for A, B, C in copies]
+    A0, B0, C0 = copies[0]
+    C_ref = cupy.matmul(A0, B0)
+    C0.fill(cupy.nan)
+    runs[0]()
+    err = float(cupy.linalg.norm((C0 - C_ref).astype(cupy.float64)) / cupy.linalg.norm(C_ref.astype(cupy.float64)))
     if not err <= check.REL_TOLERANCE:
         raise ArithmeticError(f"{M}×{N}×{K}: Level 7의 결과가 cuBLAS와 다릅니다 (상대 오차 {err:.1e})")
-    t7, tc = bench.interleaved_timings(run, lambda: cupy.matmul(A, B, out=C_ref), warmup=1, reps=reps)
+    t7, tc = bench.interleaved_timings(runs, bench.cublas_calls(copies), warmup=1, reps=reps)
+    choice = runs[0].describe()
+    del runs, copies, A0, B0, C0, C_ref
+    cupy.get_default_memory_pool().free_all_blocks()
     return {"M": M, "N": N, "K": K, "level7_ms": t7.median_ms, "cublas_ms": tc.median_ms,
             "ratio": tc.median_ms / t7.median_ms, "tflops": 2.0 * M * N * K / (t7.median_ms * 1e9),
-            "cublas_tflops": 2.0 * M * N * K / (tc.median_ms * 1e9), "choice": run.describe(), "live": True,
-            "rel_error": err}
+            "cublas_tflops": 2.0 * M * N * K / (tc.median_ms * 1e9), "choice": choice, "live": True,
+            "rel_error": err, "calls": t7.calls, "copies": t7.copies}
 
 
 def zoo_results(force_recorded: bool = False, progress: bool = True) -> ZooResults:

@@ -1,7 +1,8 @@
 """Timing the kernels against cuBLAS on the same device, in the same run.
 
-Each measurement: a warm-up, then `reps` launches each bracketed by CUDA events; we keep the
-median (robust to the odd slow launch), min and max. Derived metrics:
+Times follow kernels/timing.py: per round one CUDA event pair around back-to-back calls queued behind a hold kernel,
+rotating over operand copies larger than twice the L2; the subjects alternate by round; median over rounds.
+Each kernel is first checked on one copy (NaN-poisoned C, against cuBLAS). Derived metrics:
   GFLOP/s  = 2MNK / t
   GB/s     = minimum bytes (A, B read once, C written once) / t
   % peak   = GFLOP/s over SMs x FP32 lanes x clock x 2 of this device
@@ -11,24 +12,13 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import asdict, dataclass, field
-from typing import Iterable
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from kernels import check, compiler, configs, launch, registry
+from kernels import check, compiler, configs, launch, registry, timing
 from kernels.device import info
-
-
-@dataclass
-class Timing:
-    median_ms: float
-    min_ms: float
-    max_ms: float
-    reps: int
-
-    @classmethod
-    def of(cls, samples: list[float]) -> "Timing":
-        return cls(statistics.median(samples), min(samples), max(samples), len(samples))
+from kernels.timing import Timing  # noqa: F401  (bench.Timing: the same record of a time)
 
 
 @dataclass
@@ -48,6 +38,8 @@ class BenchRow:
     pct_peak: float | None
     pct_cublas: float | None
     rel_error: float | None
+    calls: int = 1          # back-to-back calls per event pair (kernels/timing.py)
+    copies: int = 1         # operand copies the calls rotated over
     registers: int | None = None
     staged: list = field(default_factory=list)   # operands the launcher staged (empty: direct launch)
     smem_static: int | None = None
@@ -65,22 +57,15 @@ class BenchRow:
 RESOURCE_FIELDS = ("registers", "smem_static", "smem_dynamic", "local_bytes")
 
 
-def time_callable(fn, warmup: int, reps: int) -> Timing:
-    """Median/min/max milliseconds of `fn()` measured with CUDA events around each call."""
-    import cupy
+def _calls(subject) -> list[Callable[[], None]]:
+    """One callable, or a list/tuple of them (one per operand copy)."""
+    return list(subject) if isinstance(subject, (list, tuple)) else [subject]
 
-    for _ in range(warmup):
-        fn()
-    cupy.cuda.get_current_stream().synchronize()
-    start, end = cupy.cuda.Event(), cupy.cuda.Event()
-    samples = []
-    for _ in range(reps):
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        samples.append(cupy.cuda.get_elapsed_time(start, end))
-    return Timing.of(samples)
+
+def time_callable(fn, warmup: int, reps: int) -> Timing:
+    """GPU milliseconds per call of `fn()` (or of a list of callables, one per operand copy, rotated over), by
+    kernels/timing.py's protocol: `reps` rounds, each an event pair around back-to-back calls behind a hold."""
+    return timing.alternate({"fn": _calls(fn)}, rounds=reps, warmup=warmup)["fn"]
 
 
 def _row(name, spec, M, N, K, t: Timing, peak, cublas_ms, rel_error, res, staged=()) -> BenchRow:
@@ -92,82 +77,75 @@ def _row(name, spec, M, N, K, t: Timing, peak, cublas_ms, rel_error, res, staged
         gflops=gflops, gbs=registry.min_bytes(M, N, K) / (t.median_ms * 1e6),
         pct_peak=100 * gflops / peak if peak else None,
         pct_cublas=100 * cublas_ms / t.median_ms if cublas_ms else None,
-        rel_error=rel_error, **(res or {}),
+        rel_error=rel_error, calls=t.calls, copies=t.copies, **(res or {}),
     )
 
 
 def interleaved_timings(first, second, warmup: int, reps: int) -> tuple[Timing, Timing]:
-    """Time two callables in alternation (first, second, first, ...).
+    """Time two subjects in alternation (kernels/timing.py: `reps` rounds, the turn order rotating by round).
 
-    A GPU's clock drifts with temperature and power; alternating the two measurements exposes
-    both to the same conditions, so their ratio (here: % of cuBLAS) stays meaningful.
+    Each subject is a callable, or a list of callables doing the same work on different operand copies (the
+    calls then rotate over them). A GPU's clock drifts with temperature and power; alternating the two
+    measurements exposes both to the same conditions, so their ratio (here: % of cuBLAS) stays meaningful.
     """
+    times = timing.alternate({"first": _calls(first), "second": _calls(second)}, rounds=reps, warmup=warmup)
+    return times["first"], times["second"]
+
+
+def cublas_calls(copies: Sequence[tuple]) -> list[Callable[[], None]]:
+    """cuBLAS on each operand copy (A_i, B_i, C_i), writing C_i."""
     import cupy
 
-    for _ in range(warmup):
-        first()
-        second()
-    cupy.cuda.get_current_stream().synchronize()
-    start, end = cupy.cuda.Event(), cupy.cuda.Event()
-    samples: tuple[list[float], list[float]] = ([], [])
-    for _ in range(reps):
-        for fn, out in ((first, samples[0]), (second, samples[1])):
-            start.record()
-            fn()
-            end.record()
-            end.synchronize()
-            out.append(cupy.cuda.get_elapsed_time(start, end))
-    return Timing.of(samples[0]), Timing.of(samples[1])
+    return [lambda A=A, B=B, C=C: cupy.matmul(A, B, out=C) for A, B, C in copies]
 
 
 def bench_size(names: Iterable[str], M: int, N: int, K: int, warmup: int = 3, reps: int = 20,
                seed: int = 0, progress=None) -> list[BenchRow]:
-    """Each kernel at one size, timed in alternation with cuBLAS, and checked against it first."""
+    """Each kernel at one size, checked against cuBLAS on one operand copy, then timed in alternation with
+    cuBLAS over all copies (kernels/timing.py)."""
     import cupy
 
     peak = info()["peak_gflops"]
-    A = check.random_matrix(M, K, seed)
-    B = check.random_matrix(K, N, seed + 1)
-    C = cupy.empty((M, N), dtype=cupy.float32)
-    C_ref = cupy.empty((M, N), dtype=cupy.float32)
     check._require_tf32_off()
-
-    def cublas():
-        cupy.matmul(A, B, out=C_ref)
-
-    ref = cupy.matmul(A, B)
+    copies = timing.operand_copies(M, N, K, seed)
+    A0, B0, C0 = copies[0]
+    ref = cupy.matmul(A0, B0)
+    cublas = cublas_calls(copies)
     rows: list[BenchRow] = []
-    cublas_samples: list[float] = []
+    cublas_times: list[Timing] = []
     for name in names:
         spec = configs.spec_for(name)   # the active device's configuration of the kernel
-        prepared = launch.prepare(name, A, B, C)
-        kernel, grid, block, kargs, _ = prepared
-        C.fill(cupy.nan)   # poison: every element must be written by this kernel
-        kernel(grid, block, kargs)
-        rel_error, _, non_finite = check.compare(C, ref)
+        launches = [launch.prepare(name, A, B, C) for A, B, C in copies]
+        first = launches[0]
+        C0.fill(cupy.nan)   # poison: every element must be written by this kernel
+        first()
+        rel_error, _, non_finite = check.compare(C0, ref)
         if non_finite:
             rel_error = float("nan")
-        # On the staged path `kernel` includes the copies into and out of the padded buffers:
+        # On the staged path a launch includes the copies into and out of the padded buffers:
         # the time a caller of run() waits for.
-        t_cublas, t = interleaved_timings(cublas, lambda: kernel(grid, block, kargs), warmup, reps)
-        cublas_samples.append(t_cublas.median_ms)
+        t_cublas, t = interleaved_timings(cublas, launches, warmup, reps)
+        cublas_times.append(t_cublas)
         res = {k: v for k, v in compiler.resources(name).items() if k in RESOURCE_FIELDS}
-        row = _row(name, spec, M, N, K, t, peak, t_cublas.median_ms, rel_error, res, prepared.staged)
+        row = _row(name, spec, M, N, K, t, peak, t_cublas.median_ms, rel_error, res, first.staged)
         if spec.family:
             row.extra.update(config=dict(spec.config), config_text=configs.config_text(spec))
-        if prepared.staged:   # the kernel alone on the padded buffers, to show what staging costs
-            _, t_kernel = interleaved_timings(
-                cublas, lambda: prepared.kernel(grid, block, prepared.args, shared_mem=prepared.plan.shared_mem),
-                warmup, reps)
-            row.extra.update(kernel_only_ms=t_kernel.median_ms, padded_N=prepared.plan.kernel_N,
-                             padded_K=prepared.plan.kernel_K)
+        if first.staged:   # the kernel alone on the padded buffers, to show what staging costs
+            alone = [lambda p=p: p.kernel(p.grid, p.block, p.args, shared_mem=p.plan.shared_mem) for p in launches]
+            _, t_kernel = interleaved_timings(cublas, alone, warmup, reps)
+            row.extra.update(kernel_only_ms=t_kernel.median_ms, padded_N=first.plan.kernel_N,
+                             padded_K=first.plan.kernel_K)
         rows.append(row)
         if progress is not None:
             progress.update(1)
-    if cublas_samples:   # one cuBLAS row per size: the median of the medians measured beside each kernel
-        median = statistics.median(cublas_samples)
-        t = Timing(median, min(cublas_samples), max(cublas_samples), len(cublas_samples))
+        del launches, first
+    if cublas_times:   # one cuBLAS row per size: the median of the medians measured beside each kernel
+        medians = [t.median_ms for t in cublas_times]
+        median = statistics.median(medians)
+        t = Timing(median, min(medians), max(medians), len(medians), cublas_times[-1].calls, len(copies))
         rows.insert(0, _row("cublas", None, M, N, K, t, peak, median, 0.0, None))
+    del copies, cublas, ref, A0, B0, C0
+    cupy.get_default_memory_pool().free_all_blocks()
     return rows
 
 
@@ -219,35 +197,36 @@ def variant_rows(file: str, name: str, defines: dict, block: tuple, tile: tuple,
                  sizes, reps: int = 20, warmup: int = 3, seed: int = 0) -> list[dict]:
     """One compile-time variant of a kernel file (extra #defines), checked and timed against cuBLAS.
 
-    For each square size n: NaN-poisoned C, relative error against cuBLAS, then `reps` timings in
-    alternation with cuBLAS. `tile` is (rows, columns) of C per block, as in the registry.
+    For each square size n: NaN-poisoned C on one operand copy, relative error against cuBLAS, then `reps`
+    rounds in alternation with cuBLAS over all copies (kernels/timing.py). `tile` is (rows, columns) of C per
+    block, as in the registry.
     """
     import cupy
 
     kernel = compiler.get_variant(file, name, defines, dynamic_smem, block[0] * block[1])
     rows = []
     for n in sizes:
-        A, B = check.random_matrix(n, n, seed), check.random_matrix(n, n, seed + 1)
-        C = cupy.empty((n, n), dtype=cupy.float32)
-        C_ref = cupy.matmul(A, B)
+        copies = timing.operand_copies(n, n, n, seed)
         grid = (-(-n // tile[1]), -(-n // tile[0]), 1)
-        args = (A, B, C, *(np.int32(v) for v in (n, n, n, n, n, n)), np.float32(1.0), np.float32(0.0))
-
-        def launch():
-            kernel(grid, (*block, 1), args, shared_mem=dynamic_smem)
-
-        C.fill(cupy.nan)
-        launch()
-        err, _, non_finite = check.compare(C, C_ref)
-        t_cublas, t = interleaved_timings(lambda: cupy.matmul(A, B, out=C_ref), launch, warmup, reps)
+        dims = tuple(np.int32(v) for v in (n, n, n, n, n, n)) + (np.float32(1.0), np.float32(0.0))
+        launches = [lambda args=(A, B, C, *dims): kernel(grid, (*block, 1), args, shared_mem=dynamic_smem)
+                    for A, B, C in copies]
+        A0, B0, C0 = copies[0]
+        C_ref = cupy.matmul(A0, B0)
+        C0.fill(cupy.nan)
+        launches[0]()
+        err, _, non_finite = check.compare(C0, C_ref)
+        t_cublas, t = interleaved_timings(cublas_calls(copies), launches, warmup, reps)
         rows.append({
             "kernel": name, "defines": dict(defines), "M": n, "N": n, "K": n,
             "median_ms": t.median_ms, "min_ms": t.min_ms, "max_ms": t.max_ms, "reps": t.reps,
+            "calls": t.calls, "copies": t.copies,
             "gflops": registry.flops(n, n, n) / (t.median_ms * 1e6),
             "cublas_ms": t_cublas.median_ms, "pct_cublas": 100 * t_cublas.median_ms / t.median_ms,
             "rel_error": err if not non_finite else float("nan"),
             "registers": int(kernel.num_regs), "smem_static": int(kernel.shared_size_bytes),
             "smem_dynamic": dynamic_smem, "local_bytes": int(kernel.local_size_bytes),
         })
-        del A, B, C, C_ref
+        del copies, launches, A0, B0, C0, C_ref
+        cupy.get_default_memory_pool().free_all_blocks()
     return rows

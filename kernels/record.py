@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from kernels import bench, registry
+from kernels import bench, registry, timing
 from kernels.device import info, today
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -35,17 +35,21 @@ def pairwise(reps: int) -> list[dict]:
     """For each pair (new, old): both kernels timed in alternation; speedup = old time / new time."""
     import cupy
 
-    from kernels import check, launch
+    from kernels import launch
 
     out = []
     for n in PAIR_SIZES:
-        A, B = check.random_matrix(n, n, 0), check.random_matrix(n, n, 1)
-        C = cupy.empty((n, n), dtype=cupy.float32)
+        copies = timing.operand_copies(n, n, n)
         for new, old in PAIRS:
-            run_new, run_old = launch.prepare(new, A, B, C), launch.prepare(old, A, B, C)
-            t_new, t_old = bench.interleaved_timings(run_new, run_old, warmup=3, reps=reps)
+            runs_new = [launch.prepare(new, A, B, C) for A, B, C in copies]
+            runs_old = [launch.prepare(old, A, B, C) for A, B, C in copies]
+            t_new, t_old = bench.interleaved_timings(runs_new, runs_old, warmup=3, reps=reps)
             out.append({"new": new, "old": old, "M": n, "N": n, "K": n, "new_ms": t_new.median_ms,
-                        "old_ms": t_old.median_ms, "speedup": t_old.median_ms / t_new.median_ms, "reps": reps})
+                        "old_ms": t_old.median_ms, "speedup": t_old.median_ms / t_new.median_ms, "reps": reps,
+                        "new_calls": t_new.calls, "old_calls": t_old.calls, "copies": t_new.copies})
+            del runs_new, runs_old
+        del copies
+        cupy.get_default_memory_pool().free_all_blocks()
     return out
 
 
@@ -119,7 +123,7 @@ def provenance(command: str | None = None) -> dict:
         "fp32_lanes_per_sm": dev["fp32_lanes_per_sm"],
         "peak_gflops": dev["peak_gflops"],
         "tf32": "off (CUPY_TF32=0)",
-        "timing": "median of CUDA-event timings after warm-up",
+        "timing": timing.PROTOCOL,
     }
 
 

@@ -116,9 +116,14 @@ def _sync() -> None:
 
 
 class _Batch:
-    """Event pairs around `calls` back-to-back calls, each behind a hold, rotating over the copies."""
+    """Event pairs around back-to-back calls, each behind a hold, rotating over the copies.
 
-    def __init__(self, calls: int, hold_ms: float = HOLD_MS, before: Callable[[str, list], None] | None = None,
+    calls: per event pair, one number for every subject or name -> number. hold_ms: the first hold, or None for
+    no hold at all (the batch then carries whatever the host's enqueueing exposes: kept only to be compared with).
+    """
+
+    def __init__(self, calls: int | Mapping[str, int], hold_ms: float | None = HOLD_MS,
+                 before: Callable[[str, list], None] | None = None,
                  after: Callable[[str, list], None] | None = None):
         import cupy
 
@@ -127,31 +132,36 @@ class _Batch:
         self.cursor: dict[str, int] = {}
         self.exposed = 0      # event pairs whose hold ran out before the batch was queued (measured again)
 
+    def calls_of(self, name: str) -> int:
+        return self.calls if isinstance(self.calls, int) else self.calls[name]
+
     def time(self, name: str, fns: Sequence[Callable[[], None]]) -> float:
         """Milliseconds per call of one batch of `name`'s calls (measured again with a longer hold if the
         host fell behind)."""
         import cupy
 
+        calls = self.calls_of(name)
         while True:
             first = self.cursor.get(name, 0)
-            used = [(first + j) % len(fns) for j in range(self.calls)]
+            used = [(first + j) % len(fns) for j in range(calls)]
             if self.before is not None:
                 self.before(name, sorted(set(used)))
-            hold(self.hold_ms)
+            if self.hold_ms is not None:
+                hold(self.hold_ms)
             self.start.record()
             for i in used:
                 fns[i]()
             self.end.record()
-            late = self.start.done               # the GPU already passed the start: the host was too slow
+            late = self.hold_ms is not None and self.start.done   # the GPU already passed the start
             self.end.synchronize()
-            self.cursor[name] = (first + self.calls) % len(fns)
+            self.cursor[name] = (first + calls) % len(fns)
             if self.after is not None:
                 self.after(name, sorted(set(used)))
             if late and self.hold_ms < MAX_HOLD_MS:
                 self.exposed += 1
-                self.hold_ms *= 2
+                self.hold_ms = min(MAX_HOLD_MS, self.hold_ms * 2)
                 continue
-            return cupy.cuda.get_elapsed_time(self.start, self.end) / self.calls
+            return cupy.cuda.get_elapsed_time(self.start, self.end) / calls
 
 
 def estimate_ms(fns: Sequence[Callable[[], None]]) -> float:
@@ -160,15 +170,28 @@ def estimate_ms(fns: Sequence[Callable[[], None]]) -> float:
     return batch.time("estimate", fns[:1])
 
 
+def order_of(names: Sequence[str], r: int) -> list[str]:
+    """The subjects' turn order in round r: rotated by r, so that each subject goes first in turn, and reversed
+    in every other cycle of len(names) rounds, so that each also follows each other one (two subjects: ab, ba,
+    ba, ab; three: all six orders in six rounds)."""
+    names = list(names)
+    n = len(names)
+    order = names[r % n:] + names[:r % n]
+    return order[::-1] if (r // n) % 2 else order
+
+
 def alternate(subjects: Mapping[str, Sequence[Callable[[], None]]], rounds: int = ROUNDS, warmup: int = WARMUP,
-              calls: int | None = None, before=None, after=None) -> dict[str, Timing]:
+              calls: int | Mapping[str, int] | None = None, before=None, after=None,
+              hold_ms: float | None = HOLD_MS) -> dict[str, Timing]:
     """Time each subject's calls in alternation: GPU milliseconds per call, median over `rounds`.
 
     subjects: name -> one callable per operand copy (the same work on different memory; one element when no
     rotation is wanted). Every callable is run `warmup` times first (compiles, allocations, clocks up).
-    calls: per event pair (default: enough for CALLS_TARGET_MS of GPU time, from the fastest subject, capped
-    by MAX_CALLS). before(name, copies) / after(name, copies): called outside the events around each batch with
+    calls: per event pair, for all subjects or per name (default: each subject's own calls_for of a first
+    estimate, so that a slow kernel beside a fast one is not run MAX_CALLS times per round).
+    before(name, copies) / after(name, copies): called outside the events around each batch with
     the copy indices it used (the exercise checker poisons and checks there).
+    hold_ms: the first hold; None for no hold (only to show what the hold removes).
     """
     names = list(subjects)
     if not names:
@@ -179,16 +202,13 @@ def alternate(subjects: Mapping[str, Sequence[Callable[[], None]]], rounds: int 
                 fn()
     _sync()
     if calls is None:
-        calls = calls_for(min(estimate_ms(subjects[n]) for n in names))
-    batch = _Batch(calls, before=before, after=after)
+        calls = {n: calls_for(estimate_ms(subjects[n])) for n in names}
+    batch = _Batch(calls, hold_ms=hold_ms, before=before, after=after)
     samples: dict[str, list[float]] = {n: [] for n in names}
     for r in range(rounds):
-        order = names[r % len(names):] + names[:r % len(names)]
-        if r % 2:
-            order = order[::-1]
-        for name in order:
+        for name in order_of(names, r):
             samples[name].append(batch.time(name, subjects[name]))
-    return {n: Timing.of(samples[n], calls, len(subjects[n])) for n in names}
+    return {n: Timing.of(samples[n], batch.calls_of(n), len(subjects[n])) for n in names}
 
 
 def per_call(subjects: Mapping[str, Callable[[], None]], rounds: int = ROUNDS * 3,

@@ -164,6 +164,50 @@ def test_bench_records_the_staged_path():
     assert row.staged == ["B", "C"] and row.extra["kernel_only_ms"] > 0 and row.rel_error < 1e-5
 
 
+def test_bench_rotates_over_copies_larger_than_the_l2():
+    """A small product: operand copies that together exceed twice the L2, several calls per event pair, the
+    rows saying both; the timing protocol (kernels/timing.py) in the record's provenance."""
+    from kernels import bench, record, timing
+
+    rows = bench.bench(["sgemm_tiled"], [256], reps=3, warmup=1, show_progress=False)
+    per_set = 4 * 3 * 256 * 256
+    for r in rows:
+        assert r.copies > 1 and (r.copies * per_set > timing.L2_MULTIPLE * timing.l2_bytes()
+                                 or r.copies == timing.MAX_COPIES), r.kernel
+        assert 1 <= r.calls <= timing.MAX_CALLS and r.reps == (3 if r.kernel != "cublas" else 1)
+        assert r.as_row()["copies"] == r.copies and r.min_ms <= r.median_ms <= r.max_ms
+    assert record.provenance("test")["timing"] == timing.PROTOCOL
+
+
+def test_bench_timers_accept_one_callable_or_one_per_copy():
+    import cupy
+
+    from kernels import bench
+
+    xs = [cupy.zeros(1 << 20, dtype=cupy.float32) for _ in range(3)]
+    t = bench.time_callable([lambda x=x: x.fill(1.0) for x in xs], warmup=1, reps=3)
+    assert (t.reps, t.copies) == (3, 3) and t.median_ms > 0
+    first, second = bench.interleaved_timings(lambda: xs[0].fill(2.0), [lambda x=x: x.fill(3.0) for x in xs],
+                                              warmup=1, reps=4)
+    assert (first.copies, second.copies, first.reps, second.reps) == (1, 3, 4, 4)
+    assert float(xs[1][0]) == 3.0
+
+
+def test_the_hold_hides_the_host_launch_cost():
+    """A tiny kernel: events around each call also count the host's launch cost; back-to-back calls behind a
+    hold count the GPU's time only, so the protocol's median is lower."""
+    import cupy
+
+    from kernels import timing
+
+    x = cupy.zeros(32, dtype=cupy.float32)
+    tiny = {"tiny": lambda: cupy.add(x, 1.0, out=x)}
+    old = timing.per_call(tiny, rounds=30)["tiny"]
+    new = timing.alternate({"tiny": [tiny["tiny"]]}, rounds=9)["tiny"]
+    assert new.calls == timing.MAX_CALLS
+    assert new.median_ms < old.median_ms, (new.median_ms, old.median_ms)
+
+
 def test_resources_match_registry():
     """Registers, static and dynamic shared memory of each kernel in the active device's configuration."""
     from kernels import compiler, configs

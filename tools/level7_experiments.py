@@ -9,8 +9,9 @@
 2. 4-byte against 16-byte copies of B on aligned data: what the 4-byte path (taken when B's rows are not
    16-byte aligned, e.g. N = 4097) costs, against staging B into an aligned copy as Level 6 does.
 
-Both sides are checked against cuBLAS first; speedup = shipped time / variant time (above 1: the variant
-is faster). Nothing here changes what the dispatcher launches.
+Both sides are checked against cuBLAS first, then timed in alternation by kernels/timing.py's protocol (back-to-back
+calls behind a hold, rotating over operand copies, median of rounds); speedup = shipped time / variant time (above
+1: the variant is faster). Nothing here changes what the dispatcher launches.
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.environ.setdefault("CUPY_TF32", "0")
 
-from kernels import bench, check, level7, record  # noqa: E402
+from kernels import bench, check, level7, record, timing  # noqa: E402
 
 ROTATION_CASES = [  # M, N, K, tile, split
     (2048, 2048, 2048, "128x256", 1), (2048, 2048, 2048, "64x128", 1), (1024, 1024, 16384, "128x256", 4),
@@ -35,20 +36,25 @@ REPS = 30
 def compare(M, N, K, tile, split, shipped: dict, variant: dict) -> dict:
     import cupy
 
-    A, B = check.random_matrix(M, K, 0), check.random_matrix(K, N, 1)
-    C = cupy.empty((M, N), dtype=cupy.float32)
-    ref = cupy.matmul(A, B)
-    launches = [level7.prepare(A, B, C, tile=tile, split=split, **kw) for kw in (shipped, variant)]
+    copies = timing.operand_copies(M, N, K)
+    A0, B0, C0 = copies[0]
+    ref = cupy.matmul(A0, B0)
+    launches = [[level7.prepare(A, B, C, tile=tile, split=split, **kw) for A, B, C in copies]
+                for kw in (shipped, variant)]
     errors = []
-    for prepared in launches:
-        C.fill(cupy.nan)
-        prepared()
-        err, _, bad = check.compare(C, ref)
+    for runs in launches:
+        C0.fill(cupy.nan)
+        runs[0]()
+        err, _, bad = check.compare(C0, ref)
         errors.append(float("nan") if bad else err)
     t_ship, t_var = bench.interleaved_timings(launches[0], launches[1], warmup=3, reps=REPS)
+    waves = launches[0][0].choice.waves
+    del launches, copies, A0, B0, C0, ref
+    cupy.get_default_memory_pool().free_all_blocks()
     row = {"M": M, "N": N, "K": K, "tile": tile, "split": split, "shipped": shipped, "variant": variant,
-           "waves": launches[0].choice.waves, "rel_errors": errors, "shipped_ms": t_ship.median_ms,
-           "variant_ms": t_var.median_ms, "speedup": t_ship.median_ms / t_var.median_ms}
+           "waves": waves, "rel_errors": errors, "shipped_ms": t_ship.median_ms,
+           "variant_ms": t_var.median_ms, "speedup": t_ship.median_ms / t_var.median_ms,
+           "reps": t_ship.reps, "calls": t_ship.calls, "copies": t_ship.copies}
     print(f"{M}x{N}x{K} {tile}/{split} {json.dumps(variant)}: shipped {t_ship.median_ms:.4f} ms, variant "
           f"{t_var.median_ms:.4f} ms, speedup {row['speedup']:.3f} (errors {errors[0]:.1e} {errors[1]:.1e})",
           flush=True)

@@ -6,10 +6,12 @@
 
 Kernels: the representative of each level (registry.LEVEL_REPRESENTATIVE) and Level 7 (sgemm_shape_aware,
 through its dispatcher, as a learner calls it). On each zoo shape (kernels/level7_model.py ZOO) every kernel
-is first checked against cuBLAS (NaN-poisoned C, relative Frobenius error, TF32 off), then timed in
-alternation with cuBLAS: median of CUDA-event timings, with the repetitions bounded by a time budget per
-(kernel, shape) so that Levels 0-2 take seconds, not minutes. % of cuBLAS = cuBLAS's median in the same
-alternation / the kernel's median. Level 7's rows say which tile, ring and split the dispatcher chose.
+is first checked against cuBLAS on one operand copy (NaN-poisoned C, relative Frobenius error, TF32 off), then
+timed in alternation with cuBLAS by kernels/timing.py's protocol: per round one CUDA event pair around
+back-to-back calls queued behind a hold kernel, rotating over operand copies larger than twice the L2; median of
+rounds, the rounds bounded by a time budget per (kernel, shape) so that Levels 0-2 take seconds, not minutes.
+Each row says its calls per event pair and its copies. % of cuBLAS = cuBLAS's median in the same alternation /
+the kernel's median. Level 7's rows say which tile, ring and split the dispatcher chose.
 """
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.environ.setdefault("CUPY_TF32", "0")
 
-from kernels import bench, check, launch, level7, record, registry  # noqa: E402
+from kernels import bench, check, launch, level7, record, registry, timing  # noqa: E402
 from kernels import level7_model as model  # noqa: E402
 from kernels.device import info  # noqa: E402
 
@@ -40,78 +42,82 @@ MIN_REPS, MAX_REPS = 3, 30
 GOAL_EVERY, GOAL_GEOMEAN, GOAL_SQUARES, STRETCH_SHARE_OF_PEAK = 0.90, 1.00, 1.00, 0.80
 
 
+def round_ms(ms: float) -> float:
+    """GPU time one subject's batch takes in a round: its calls (timing.calls_for) behind a hold."""
+    return timing.calls_for(ms) * ms + timing.HOLD_MS
+
+
 def reps_for(budget_s: float, kernel_ms: float, cublas_ms: float) -> int:
-    return max(MIN_REPS, min(MAX_REPS, int(budget_s * 1e3 / (kernel_ms + cublas_ms))))
-
-
-def time_once(fn) -> float:
-    import cupy
-
-    start, end = cupy.cuda.Event(), cupy.cuda.Event()
-    start.record()
-    fn()
-    end.record()
-    end.synchronize()
-    return cupy.cuda.get_elapsed_time(start, end)
+    """Rounds that fit the budget (each round: one batch of the kernel and one of cuBLAS)."""
+    return max(MIN_REPS, min(MAX_REPS, int(budget_s * 1e3 / (round_ms(kernel_ms) + round_ms(cublas_ms)))))
 
 
 def beside_cublas(M: int, N: int, K: int):
-    """Random A and B (never zeros), an output C, cuBLAS's product, a callable that reruns cuBLAS, and its
-    median time: what every timing in alternation with cuBLAS starts from (also tools/tune_level7.py)."""
+    """Operand copies (timing.operand_copies: random A and B, never zeros, and a C each), cuBLAS's product on the
+    first copy, cuBLAS's calls (one per copy) and a first estimate of its time in ms (for the budget only): what
+    every timing in alternation with cuBLAS starts from (also tools/tune_level7.py)."""
     import cupy
 
-    A, B = check.random_matrix(M, K, 0), check.random_matrix(K, N, 1)
-    C = cupy.empty((M, N), dtype=cupy.float32)
-    C_ref = cupy.empty((M, N), dtype=cupy.float32)
-    ref = cupy.matmul(A, B)
+    copies = timing.operand_copies(M, N, K)
+    A0, B0, _ = copies[0]
+    ref = cupy.matmul(A0, B0)
+    cublas = bench.cublas_calls(copies)
+    return copies, ref, cublas, bench.time_callable(cublas, 1, 3).median_ms
 
-    def cublas():
-        cupy.matmul(A, B, out=C_ref)
 
-    return A, B, C, ref, cublas, bench.time_callable(cublas, 2, 5).median_ms
+def log_line(name: str, t, t_cb, row: dict) -> str:
+    """The line printed per timed kernel (rows_from_log reads it back): calls per event pair of the kernel and of
+    cuBLAS beside it, and the operand copies both rotated over."""
+    extra = ""
+    if "choice" in row:
+        c = row["choice"]
+        extra = f"  [{c['tile']} BK{c['BK']}x{c['STAGES']} split {c['split']}, {c['waves']} waves, b16={c['b16']}]"
+    return (f"  {name:<24} {t.median_ms:9.3f} ms {row['gflops'] / 1e3:6.1f} TFLOP/s {row['pct_cublas']:6.1f}% cuBLAS "
+            f"reps {t.reps:>2} calls {t.calls:>2}/{t_cb.calls:<2} copies {t.copies:>2}{extra}")
 
 
 def record_shape(M: int, N: int, K: int, budget_s: float, peak: float) -> list[dict]:
     import cupy
 
-    A, B, C, ref, cublas, t_cublas = beside_cublas(M, N, K)
-    rows = []
+    copies, ref, cublas, t_cublas = beside_cublas(M, N, K)
+    C0 = copies[0][2]
+    rows, cublas_times = [], []
     for name in KERNELS:
         spec = registry.get(name)
-        prepared = launch.prepare(name, A, B, C)
-        C.fill(cupy.nan)
-        first_ms = time_once(prepared)          # also the result checked below (warms the caches too)
-        err, _, bad = check.compare(C, ref)
+        launches = [launch.prepare(name, A, B, C) for A, B, C in copies]
+        first = launches[0]
+        C0.fill(cupy.nan)
+        first()                                 # the result checked below (not a time)
+        err, _, bad = check.compare(C0, ref)
         row = {"kernel": name, "level": spec.level, "M": M, "N": N, "K": K, "rel_error": float("nan") if bad else err,
-               "staged": list(prepared.staged)}
-        if hasattr(prepared, "describe"):
-            row["choice"] = prepared.describe()
+               "staged": list(first.staged)}
+        if hasattr(first, "describe"):
+            row["choice"] = first.describe()
         if bad or err > check.REL_TOLERANCE:
             rows.append(row)
             print(f"  {name:<24} WRONG: rel.err {err:.1e}, {bad} NaN/Inf", flush=True)
             continue
-        reps = reps_for(budget_s, first_ms, t_cublas)
-        t_cb, t = bench.interleaved_timings(cublas, prepared, warmup=1 if first_ms > 50 else 3, reps=reps)
+        estimate = timing.estimate_ms(launches)  # sizes the rounds to the budget; not recorded
+        reps = reps_for(budget_s, estimate, t_cublas)
+        t_cb, t = bench.interleaved_timings(cublas, launches, warmup=1 if estimate > 50 else 3, reps=reps)
+        cublas_times.append(t_cb)
         gflops = 2.0 * M * N * K / (t.median_ms * 1e6)
-        row.update(median_ms=t.median_ms, min_ms=t.min_ms, max_ms=t.max_ms, reps=reps, gflops=gflops,
-                   pct_peak=100 * gflops / peak, cublas_ms=t_cb.median_ms,
+        row.update(median_ms=t.median_ms, min_ms=t.min_ms, max_ms=t.max_ms, reps=t.reps, calls=t.calls,
+                   copies=t.copies, gflops=gflops, pct_peak=100 * gflops / peak, cublas_ms=t_cb.median_ms,
                    pct_cublas=100 * t_cb.median_ms / t.median_ms)
         rows.append(row)
-        extra = ""
-        if "choice" in row:
-            c = row["choice"]
-            extra = f"  [{c['tile']} BK{c['BK']}x{c['STAGES']} split {c['split']}, {c['waves']} waves, b16={c['b16']}]"
-        print(f"  {name:<24} {t.median_ms:9.3f} ms {gflops / 1e3:6.1f} TFLOP/s {row['pct_cublas']:6.1f}% cuBLAS "
-              f"reps {reps:>2}{extra}", flush=True)
-    medians = [r["cublas_ms"] for r in rows if "cublas_ms" in r]
-    if medians:
+        print(log_line(name, t, t_cb, row), flush=True)
+        del launches, first
+    if cublas_times:
+        medians = [t.median_ms for t in cublas_times]
         median = statistics.median(medians)
         gflops = 2.0 * M * N * K / (median * 1e6)
         rows.insert(0, {"kernel": "cublas", "level": None, "M": M, "N": N, "K": K, "median_ms": median,
-                        "min_ms": min(medians), "max_ms": max(medians), "reps": len(medians), "gflops": gflops,
+                        "min_ms": min(medians), "max_ms": max(medians), "reps": len(medians),
+                        "calls": cublas_times[-1].calls, "copies": len(copies), "gflops": gflops,
                         "pct_peak": 100 * gflops / peak,
                         "note": "median of the cuBLAS medians measured beside each kernel"})
-    del A, B, C, ref, cublas
+    del copies, ref, cublas, C0
     cupy.get_default_memory_pool().free_all_blocks()
     return rows
 
@@ -138,6 +144,7 @@ def summary(rows: list[dict], peak: float) -> dict:
 
 _SHAPE_LINE = re.compile(r"^(\d+)x(\d+)x(\d+)$")
 _ROW_LINE = re.compile(r"^\s+(\w+)\s+([\d.]+) ms\s+[\d.]+ TFLOP/s\s+([\d.]+)% cuBLAS reps\s+(\d+)"
+                       r" calls\s+(\d+)/(\d+)\s+copies\s+(\d+)"
                        r"(?:\s+\[(\S+) BK(\d+)x(\d+) split (\d+), (\d+) waves, b16=(True|False)\])?")
 
 
@@ -154,13 +161,15 @@ def rows_from_log(text: str, limits, bandwidth: float, peak: float) -> list[dict
             shape, pending = tuple(int(v) for v in m.groups()), []
         elif (m := _ROW_LINE.match(line)):
             name, median, pct, reps = m.group(1), float(m.group(2)), float(m.group(3)), int(m.group(4))
+            calls, cublas_calls, copies = (int(v) for v in m.group(5, 6, 7))
             M, N, K = shape
             gflops = 2.0 * M * N * K / (median * 1e6)
             row = {"kernel": name, "level": registry.get(name).level, "M": M, "N": N, "K": K, "rel_error": None,
-                   "staged": _staged(name, M, N, K), "median_ms": median, "reps": reps, "gflops": gflops,
-                   "pct_peak": 100 * gflops / peak, "cublas_ms": median * pct / 100, "pct_cublas": pct}
-            if m.group(5):
-                row["choice"] = _choice(M, N, K, m.groups()[4:], limits, bandwidth)
+                   "staged": _staged(name, M, N, K), "median_ms": median, "reps": reps, "calls": calls,
+                   "copies": copies, "gflops": gflops, "pct_peak": 100 * gflops / peak,
+                   "cublas_ms": median * pct / 100, "pct_cublas": pct, "cublas_calls": cublas_calls}
+            if m.group(8):
+                row["choice"] = _choice(M, N, K, m.groups()[7:], limits, bandwidth)
             pending.append(row)
     return rows + _with_cublas_row(shape, pending, peak) if shape else rows
 
@@ -185,12 +194,16 @@ def _choice(M: int, N: int, K: int, logged: tuple, limits, bandwidth: float) -> 
 
 
 def _with_cublas_row(shape: tuple, rows: list[dict], peak: float) -> list[dict]:
+    if not rows:        # no timed line for this shape (every kernel WRONG, or a log without calls and copies)
+        return []
     M, N, K = shape
     medians = [r["cublas_ms"] for r in rows]
     median = statistics.median(medians)
     gflops = 2.0 * M * N * K / (median * 1e6)
+    calls = [r.pop("cublas_calls") for r in rows]
     return [{"kernel": "cublas", "level": None, "M": M, "N": N, "K": K, "median_ms": median, "min_ms": min(medians),
-             "max_ms": max(medians), "reps": len(medians), "gflops": gflops, "pct_peak": 100 * gflops / peak,
+             "max_ms": max(medians), "reps": len(medians), "calls": calls[-1], "copies": rows[-1]["copies"],
+             "gflops": gflops, "pct_peak": 100 * gflops / peak,
              "note": "median of the cuBLAS medians measured beside each kernel (each from its logged ratio)"}] + rows
 
 
@@ -206,9 +219,14 @@ def from_log(log_path: str, provenance_path: str, out: str) -> int:
         text = fh.read()
     peak = session["peak_gflops"]
     rows = rows_from_log(text, limits, d["bandwidth_gbs"], peak)
+    if not rows:
+        print(f"{log_path}: 시간 줄(calls와 copies가 있는 줄)이 하나도 없습니다. 이 로그는 지금의 측정 방식(timing "
+              "protocol, kernels/timing.py) 이전의 것이어서 기록으로 되살릴 수 없습니다.", file=sys.stderr)
+        return 2
     keys = ("device", "compute_capability", "driver", "cuda_driver_api", "cuda_runtime", "cupy", "git_commit",
-            "sm_count", "clock_mhz", "clock_source", "fp32_lanes_per_sm", "peak_gflops", "tf32", "timing")
+            "sm_count", "clock_mhz", "clock_source", "fp32_lanes_per_sm", "peak_gflops", "tf32")
     result = {k: session[k] for k in keys}
+    result["timing"] = timing.PROTOCOL       # the log's lines carry calls and copies: this protocol's lines
     result.update({
         "date": session["date"], "command": "python tools/record_shapes.py --budget 1.2",
         "reconstructed_from_log": {

@@ -3,9 +3,10 @@
     CUPY_TF32=0 python tools/record_variants.py [--sizes 1024 2048 4096] [--reps 30] [--out PATH]
 
 Each variant (kernels/variants.py) is checked first: the base kernel computes C, C is poisoned with NaN,
-the variant must write the same values (relative error below 1e-5, no NaN left). Then the two run in
-alternation (variant, base, variant, ...) so that both see the same clocks; the record keeps both
-medians and their ratio. Exit code 1 when a variant computes a different C.
+the variant must write the same values (relative error below 1e-5, no NaN left). Then the two are timed in
+alternation by kernels/timing.py's protocol (back-to-back calls behind a hold, rotating over operand copies,
+the turn order rotating by round) so that both see the same clocks; the record keeps both medians and their
+ratio. Exit code 1 when a variant computes a different C.
 """
 from __future__ import annotations
 
@@ -35,8 +36,11 @@ def compile_variant(v):
 def measure(v, kernel, n: int, reps: int) -> dict:
     import cupy
 
-    A, B = check.random_matrix(n, n, 0), check.random_matrix(n, n, 1)
-    run_base = launch.prepare(v.base, A, B)
+    from kernels import timing
+
+    copies = timing.operand_copies(n, n, n)
+    bases = [launch.prepare(v.base, A, B, C) for A, B, C in copies]
+    run_base = bases[0]
     base_kernel, grid, block, args, C = run_base
     smem = run_base.plan.shared_mem
     base_kernel(grid, block, args)
@@ -45,12 +49,15 @@ def measure(v, kernel, n: int, reps: int) -> dict:
     kernel(grid, block, args, shared_mem=smem)
     cupy.cuda.get_current_stream().synchronize()
     err, _, nonfinite = check.compare(C, expected)
-    t_var, t_base = bench.interleaved_timings(lambda: kernel(grid, block, args, shared_mem=smem),
-                                              lambda: base_kernel(grid, block, args), warmup=3, reps=reps)
+    variants = [lambda b=b: kernel(b.grid, b.block, b.args, shared_mem=smem) for b in bases]
+    t_var, t_base = bench.interleaved_timings(variants, bases, warmup=3, reps=reps)
+    del copies, bases, variants, run_base, args, C, expected
+    cupy.get_default_memory_pool().free_all_blocks()
     return {"variant": v.name, "base": v.base, "M": n, "N": n, "K": n,
             "variant_ms": round(t_var.median_ms, 5), "base_ms": round(t_base.median_ms, 5),
             "time_ratio": round(t_var.median_ms / t_base.median_ms, 4),
             "rel_error_vs_base": err, "nonfinite": nonfinite, "reps": reps,
+            "variant_calls": t_var.calls, "base_calls": t_base.calls, "copies": t_var.copies,
             "correct": bool(err < TOLERANCE and nonfinite == 0)}
 
 
@@ -63,7 +70,8 @@ def main() -> int:
     args = ap.parse_args()
     record.spin_up()
     out = record.provenance("python tools/record_variants.py " + " ".join(sys.argv[1:]))
-    out["method"] = ("variant and base timed in alternation after the variant's C matched the base's "
+    out["method"] = ("variant and base timed in alternation (kernels/timing.py) after the variant's C matched "
+                     "the base's "
                      f"(NaN-poisoned C, relative error < {TOLERANCE:g}); time_ratio = variant / base")
     out["variants"], out["rows"] = {}, []
     bad = 0

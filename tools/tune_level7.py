@@ -3,8 +3,10 @@
     python tools/tune_level7.py [--out book/data/level7_tuning.json] [--shape 1024x1024x1024 ...]
 
 For each zoo shape, each tile in this GPU's ring and each split the dispatcher may take (split 1, or any
-split that keeps the launch within MAX_WAVES waves), the launch is checked against cuBLAS (NaN-poisoned C)
-and timed in alternation with it; the GEMM and the reduction are also timed alone. Then the cost model's
+split that keeps the launch within MAX_WAVES waves), the launch is checked against cuBLAS (NaN-poisoned C, on
+one operand copy) and timed in alternation with it by kernels/timing.py's protocol (back-to-back calls behind a
+hold, rotating over operand copies larger than twice the L2, median of rounds; one prepared launch per copy); the
+GEMM and the reduction are also timed alone, each rotating over the same copies. Then the cost model's
 constants (kernels/level7_model.py: CALIBRATION, LAUNCH_US, WORKSPACE_BANDWIDTH) are fitted to the total
 times by least squares on relative errors, and the fitted model's choice for every shape is compared with
 the fastest measured option (its regret). The model stays the rule; the fit only sets its rates.
@@ -23,7 +25,7 @@ os.environ.setdefault("CUPY_TF32", "0")
 
 from kernels import bench, check, level7, record  # noqa: E402
 from kernels.device import today as device_today  # noqa: E402
-from record_shapes import beside_cublas  # noqa: E402  (tools/ is on sys.path when a tool runs)
+from record_shapes import beside_cublas, round_ms  # noqa: E402  (tools/ is on sys.path when a tool runs)
 from kernels import level7_model as model  # noqa: E402
 
 MAX_WAVES = 10         # splits beyond this many waves only add reduction traffic
@@ -48,38 +50,45 @@ def swept(M: int, N: int, K: int, cands) -> list[model.Prediction]:
     return out
 
 
-def reps_for(ms_each: float) -> int:
-    return max(MIN_REPS, min(MAX_REPS, int(SECONDS_PER_CASE * 1e3 / max(ms_each, 1e-3))))
+def reps_for(kernel_ms: float, cublas_ms: float) -> int:
+    """Rounds that fit SECONDS_PER_CASE (each round: one batch of the launch and one of cuBLAS)."""
+    return max(MIN_REPS, min(MAX_REPS, int(SECONDS_PER_CASE * 1e3 / (round_ms(kernel_ms) + round_ms(cublas_ms)))))
 
 
 def measure_shape(M: int, N: int, K: int, cands) -> list[dict]:
     import cupy
 
-    A, B, C, ref, cublas, t_cublas = beside_cublas(M, N, K)
+    copies, ref, cublas, t_cublas = beside_cublas(M, N, K)
+    C0 = copies[0][2]
     rows = []
     for p in swept(M, N, K, cands):
         c = p.candidate
-        prepared = level7.prepare(A, B, C, tile=c.tile.name, split=p.split)
-        C.fill(cupy.nan)
-        prepared()
-        err, _, bad = check.compare(C, ref)
-        reps = reps_for(t_cublas + p.total_us / 1e3)
-        t_cb, t = bench.interleaved_timings(cublas, prepared, warmup=2, reps=reps)
-        gemm, reduce = prepared.parts()
-        t_gemm = bench.time_callable(gemm, 1, max(3, reps // 3)).median_ms
-        t_reduce = bench.time_callable(reduce, 1, max(3, reps // 3)).median_ms if reduce else 0.0
+        launches = [level7.prepare(A, B, C, tile=c.tile.name, split=p.split) for A, B, C in copies]
+        first = launches[0]
+        C0.fill(cupy.nan)
+        first()
+        err, _, bad = check.compare(C0, ref)
+        reps = reps_for(p.total_us / 1e3, t_cublas)
+        t_cb, t = bench.interleaved_timings(cublas, launches, warmup=2, reps=reps)
+        parts = [run.parts() for run in launches]
+        t_gemm = bench.time_callable([gemm for gemm, _ in parts], 1, max(3, reps // 3))
+        reduces = [reduce for _, reduce in parts if reduce is not None]
+        t_reduce = bench.time_callable(reduces, 1, max(3, reps // 3)).median_ms if reduces else 0.0
         row = {"M": M, "N": N, "K": K, "tile": c.tile.name, "BK": c.BK, "STAGES": c.STAGES, "resident": c.resident,
                "split": p.split, "k_per_split": p.k_per_split, "blocks": p.blocks, "waves": p.waves,
-               "b16": prepared.b16, "rel_error": float("nan") if bad else err, "reps": reps,
+               "b16": first.b16, "rel_error": float("nan") if bad else err, "reps": reps,
+               "calls": t.calls, "copies": t.copies,
                "median_ms": t.median_ms, "min_ms": t.min_ms, "max_ms": t.max_ms, "cublas_ms": t_cb.median_ms,
-               "pct_cublas": 100 * t_cb.median_ms / t.median_ms, "gemm_ms": t_gemm, "reduce_ms": t_reduce,
-               "gflops": 2.0 * M * N * K / (t.median_ms * 1e6), "model_before_us": p.total_us}
+               "pct_cublas": 100 * t_cb.median_ms / t.median_ms, "gemm_ms": t_gemm.median_ms,
+               "reduce_ms": t_reduce, "gflops": 2.0 * M * N * K / (t.median_ms * 1e6),
+               "model_before_us": p.total_us}
         rows.append(row)
         print(f"  {M}x{N}x{K} {c.tile.name:>7} BK{c.BK}x{c.STAGES} split {p.split:>2} waves {p.waves:>2} "
-              f"b16={int(prepared.b16)} {t.median_ms:8.3f} ms  {row['pct_cublas']:6.1f}% cuBLAS  "
-              f"gemm {t_gemm:.3f} red {t_reduce:.3f}  err {err:.1e}", flush=True)
-        del prepared
-    del A, B, C, ref, cublas
+              f"b16={int(first.b16)} {t.median_ms:8.3f} ms  {row['pct_cublas']:6.1f}% cuBLAS  "
+              f"gemm {t_gemm.median_ms:.3f} red {t_reduce:.3f}  calls {t.calls} copies {t.copies}  err {err:.1e}",
+              flush=True)
+        del launches, first, parts, reduces
+    del copies, ref, cublas, C0
     cupy.get_default_memory_pool().free_all_blocks()
     return rows
 
