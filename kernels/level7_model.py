@@ -243,6 +243,11 @@ class Prediction:
     reduce_us: float      # the reduction: its launch and the partial tiles' traffic (0 without a split)
     total_us: float
     flops: float
+    moved_bytes: float = 0.0   # the streaming path's DRAM bytes (operands, then C or the partial sums); 0 for tiles
+
+    @property
+    def is_stream(self) -> bool:
+        return is_stream(self.candidate)
 
     @property
     def waves(self) -> int:
@@ -295,7 +300,11 @@ def predict(M: int, N: int, K: int, cand: Candidate, split: int, limits: DeviceL
             ring_half_k: float = RING_HALF_K, b16: bool | None = None) -> Prediction:
     """Predicted time of one launch (and its reduction) of `cand` cut into `split` K slices.
 
-    b16: whether B's rows allow 16-byte copies; None: as for a contiguous B (N a multiple of 4)."""
+    b16: whether B's rows allow 16-byte copies; None: as for a contiguous B (N a multiple of 4).
+    A streaming form (stream-B, stream-A) is predicted by predict_stream."""
+    if is_stream(cand):
+        return predict_stream(M, N, K, cand, split, limits, bandwidth_gbs, reduce_launch_us=reduce_launch_us,
+                              workspace_bandwidth=workspace_bandwidth)
     tile, rate = cand.tile, (calibration or CALIBRATION)[cand.tile.name]
     narrow = 1.0 if (N % 4 == 0 if b16 is None else b16) else rate.narrow_b
     depth = depth_speed(cand, ring_half_k)
@@ -306,7 +315,8 @@ def predict(M: int, N: int, K: int, cand: Candidate, split: int, limits: DeviceL
     block_flops = 2.0 * tile.BM * tile.BN * k_per_split
     gemm_us = launch_us
     for i, c in enumerate(per_round):
-        speed = rate.efficiency * hiding(c, cand, hiding_warps) * depth * (last_wave if i == len(per_round) - 1 else 1.0)
+        last = last_wave if i == len(per_round) - 1 else 1.0
+        speed = rate.efficiency * hiding(c, cand, hiding_warps) * depth * last
         gemm_us += (rate.overhead_us + ring_fill_us * ring_depth(cand)
                     + c * block_flops * narrow / (speed * sm_peak_gflops(limits) * 1e3))
     reduce_us = 0.0
@@ -372,6 +382,7 @@ def predictions(M: int, N: int, K: int, limits: DeviceLimits, bandwidth_gbs: flo
     With RINGS_PER_SHAPE each (tile, split) comes with its fastest ring (every_ring: all of them, for the tuner)."""
     if cands is None:
         cands = ring_candidates(limits) if RINGS_PER_SHAPE or every_ring else candidates(limits)
+        cands = cands + stream_candidates(M, N, limits)   # M <= 16 or N <= 16: the streaming path too
     out = [predict(M, N, K, c, s, limits, bandwidth_gbs, **model)
            for c in cands for s in SPLITS if allowed(M, N, K, c, s)]
     out.sort(key=_tie_order)
@@ -386,7 +397,8 @@ def predictions(M: int, N: int, K: int, limits: DeviceLimits, bandwidth_gbs: flo
 def _tie_order(p: Prediction) -> tuple:
     """Fastest first; ties: fewer slices, larger tile, deeper ring."""
     t, ring = p.candidate.tile, (p.candidate.BK, p.candidate.STAGES)
-    return (round(p.total_us, 6), p.split, TILES.index(t), t.rings.index(ring) if ring in t.rings else len(t.rings))
+    order = TILES.index(t) if t in TILES else len(TILES) + STREAM_NAMES.index(t.name)
+    return (round(p.total_us, 6), p.split, order, t.rings.index(ring) if ring in t.rings else len(t.rings))
 
 
 def choose(M: int, N: int, K: int, limits: DeviceLimits, bandwidth_gbs: float | None = None,
@@ -401,6 +413,123 @@ def choose(M: int, N: int, K: int, limits: DeviceLimits, bandwidth_gbs: float | 
 def waves_text(p: Prediction) -> str:
     """One line a learner can check by hand: blocks, slots, waves and how full they are."""
     c = p.candidate
+    if p.is_stream:
+        return (f"{c.tile.name} ({c.tile.rows} rows) x split {p.split}: {p.tiles_m}x{p.tiles_n}x{p.split} = "
+                f"{p.blocks} blocks, {c.resident}/SM x SMs = {p.slots} slots, {p.waves} wave(s) "
+                f"{100 * p.wave_fill:.0f}% full, {p.moved_bytes / 1e6:,.1f} MB from DRAM")
     return (f"{c.tile.name} x split {p.split}: {p.tiles_m}x{p.tiles_n}x{p.split} = {p.blocks} blocks, "
             f"{c.resident}/SM x SMs = {p.slots} slots, {p.waves} wave(s) {100 * p.wave_fill:.0f}% full, "
             f"{math.floor(100 * p.tile_fill)}% of the tiles' area inside C")
+
+
+# [region: stream]
+# The memory-bound end (M <= 16 or N <= 16): sgemm_shape_aware.cu's streaming kernels read the big operand
+# once, float4 by float4, and keep the small one in shared memory. Their time is bytes over bandwidth:
+#
+#     gemm   = STREAM_LAUNCH_US + bytes of the busiest SM / (its share of DRAM bandwidth x efficiency x fill)
+#     fill   = min(1, blocks the SM streams at once / STREAM_FILL)   (too few blocks cannot draw its share)
+#     bytes  = 4 (M K + K N) + C (one slice) or the partial sums (several: 4 x split x M x ldp)
+#
+# plus the same reduction as the tile path when K is split. More slices fill the GPU with blocks; their
+# partial sums cost workspace traffic; the model weighs the two.
+STREAM_NAMES = ("stream-B", "stream-A")   # small M: B is streamed; small N: A is streamed
+STREAM_MAX = 16                           # the largest small dimension the streaming kernels take
+STREAM_THREADS = 256
+STREAM_MIN_BLOCKS = {1: 4, 2: 2, 4: 2, 8: 2, 16: 2}   # __launch_bounds__ per bucket (no spills on any listed cc)
+# Fitted by tools/stream_bench.py on shapes outside HELDOUT (2 x 8192 x 8192, 16 x 12288 x 6144, their mirrors,
+# and 1 x 2048 x 2048 for the fixed cost): the share of the model's DRAM bandwidth the kernels reach.
+STREAM_EFFICIENCY = {"stream-B": 0.80, "stream-A": 0.80}
+STREAM_LAUNCH_US = 4.0
+STREAM_FILL = 2                           # blocks per SM that keep enough loads in flight to draw its share
+
+
+@dataclass(frozen=True)
+class StreamTile:
+    """One bucket of a streaming kernel: the block's share of C (BM x BN) and its K chunk (the slice unit)."""
+
+    name: str        # "stream-B" or "stream-A"
+    rows: int        # L7S_ROWS: the small dimension rounded up to a power of two
+    BM: int
+    BN: int
+    chunk: int       # k rows of the small operand's chunk in shared memory; slices are whole chunks
+    smem_static: int
+
+    threads = STREAM_THREADS
+
+    @property
+    def min_blocks(self) -> int:
+        return STREAM_MIN_BLOCKS[self.rows]
+
+    @property
+    def rings(self) -> tuple:
+        return ((self.chunk, 1),)
+
+    @property
+    def register_cap(self) -> int:
+        return min(MAX_REGISTERS, REGISTERS_PER_SM // (self.threads * self.min_blocks))
+
+    def smem_bytes(self, bk: int = 0, stages: int = 0) -> int:
+        """Static shared memory (the chunk; stream-B reuses it for the warps' sums)."""
+        return self.smem_static
+
+
+def stream_rows(n: int) -> int:
+    """The bucket of a small dimension: the power of two at or above it (1, 2, 4, 8, 16)."""
+    return 1 << max(0, int(n) - 1).bit_length()
+
+
+def stream_tile(name: str, rows: int) -> StreamTile:
+    if name == "stream-B":   # 128 columns per block; As[rows][256]
+        return StreamTile(name, rows, rows, 128, 256, rows * 256 * FLOAT)
+    chunk = 256 if rows >= 16 else 512   # stream-A: 32 rows per block; Bs: chunk/4 groups x odd pitch x float4
+    pitch = rows if rows % 2 else rows + 1
+    return StreamTile(name, rows, 32, rows, chunk, chunk // 4 * pitch * 4 * FLOAT)
+
+
+def is_stream(cand) -> bool:
+    return isinstance(getattr(cand, "tile", None), StreamTile)
+
+
+def stream_candidate(name: str, M: int, N: int, limits: DeviceLimits) -> Candidate | None:
+    """The streaming form `name` for this shape on this GPU, or None (the small side is above 16, or no fit)."""
+    small = M if name == "stream-B" else N
+    if name not in STREAM_NAMES or small > STREAM_MAX:
+        return None
+    return ring_for(stream_tile(name, stream_rows(small)), limits)
+
+
+def stream_candidates(M: int, N: int, limits: DeviceLimits) -> list[Candidate]:
+    return [c for c in (stream_candidate(n, M, N, limits) for n in STREAM_NAMES) if c is not None]
+
+
+def stream_bytes(M: int, N: int, K: int, split: int) -> float:
+    """DRAM bytes of the streaming kernel: A and B once, then C (one slice) or every slice's partial sums."""
+    out = M * N if split == 1 else split * M * workspace_ld(N)
+    return float(FLOAT * (M * K + K * N + out))
+
+
+def predict_stream(M: int, N: int, K: int, cand: Candidate, split: int, limits: DeviceLimits,
+                   bandwidth_gbs: float | None = None, efficiency: dict | None = None,
+                   launch_us: float = STREAM_LAUNCH_US, fill_blocks: float = STREAM_FILL,
+                   reduce_launch_us: float = REDUCE_LAUNCH_US,
+                   workspace_bandwidth: float = WORKSPACE_BANDWIDTH) -> Prediction:
+    """Predicted time of the streaming kernel cut into `split` K slices (and the reduction)."""
+    tile = cand.tile
+    k_per_split, split = slices(K, cand.BK, split)
+    tiles_m, tiles_n = cdiv(M, tile.BM), cdiv(N, tile.BN)
+    blocks = tiles_m * tiles_n * split
+    sms = limits.sm_count
+    per_round = rounds(blocks, cand.resident, sms)
+    bandwidth = bandwidth_gbs or dram_gbs(limits)
+    moved = stream_bytes(M, N, K, split)
+    per_sm = cdiv(blocks, sms)                          # blocks the busiest SM streams
+    fill = min(1.0, min(per_sm, cand.resident) / fill_blocks)
+    sm_gbs = bandwidth * (efficiency or STREAM_EFFICIENCY)[tile.name] / sms * fill
+    gemm_us = launch_us + moved / blocks * per_sm / (sm_gbs * 1e3)
+    reduce_us = 0.0
+    if split > 1:
+        reduce_us = reduce_launch_us + workspace_traffic(M, N, split) / (bandwidth * workspace_bandwidth * 1e3)
+    return Prediction(cand, split, k_per_split, tiles_m, tiles_n, blocks, cand.resident * sms, per_round,
+                      2.0 * tile.BM * tile.BN * k_per_split, gemm_us, reduce_us, gemm_us + reduce_us,
+                      2.0 * M * N * K, moved)
+# [end-region: stream]

@@ -262,7 +262,8 @@ def main(argv=None) -> int:
     with open(args.out, "w", encoding="utf-8") as fh:
         json.dump(result, fh, indent=1, ensure_ascii=False)
         fh.write("\n")
-    print(f"\n{seconds:.0f} s. geomean {s.get('geomean_of_cublas', 0):.3f} of cuBLAS, worst {s.get('worst_of_cublas', 0):.3f} "
+    print(f"\n{seconds:.0f} s. geomean {s.get('geomean_of_cublas', 0):.3f} of cuBLAS, "
+          f"worst {s.get('worst_of_cublas', 0):.3f} "
           f"at {s.get('worst_shape')}, {100 * s.get('share_near_cublas', 0):.0f}% of shapes >= {NEAR_CUBLAS}; "
           f"regret mean {s.get('regret_mean')}, max {s.get('regret_max')}; memory-bound DRAM share min "
           f"{s.get('memory_bound_dram_fraction_min')}")
