@@ -59,6 +59,49 @@ NO_GUARD = SIGNATURE + """
     C[(size_t)row * ldc + col] = alpha * acc;
 }
 """
+# Right on the first launch for each C, then nothing: a table of the C pointers it has written (the launch's last
+# block to finish adds C once every block has looked it up). The speed check's timed launches each get a C that
+# was poisoned before them, so every one of them must come out wrong.
+SKIPS_SEEN = """
+__device__ unsigned long long seen_c[64];
+__device__ unsigned int seen_count;
+__device__ unsigned int blocks_done;
+""" + SIGNATURE + """
+{
+    __shared__ int skip;
+    const bool leader = threadIdx.x == 0 && threadIdx.y == 0;
+    if (leader) {
+        skip = 0;
+        const unsigned int n = *(volatile unsigned int*)&seen_count;
+        for (unsigned int i = 0; i < n && i < 64; ++i)
+            if (((volatile unsigned long long*)seen_c)[i] == (unsigned long long)C) skip = 1;
+    }
+    __syncthreads();
+    const int row = blockIdx.y * blockDim.y + threadIdx.y;
+    const int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (!skip && row < M && col < N) {
+        float acc = 0.0f;
+        for (int k = 0; k < K; ++k)
+            acc += A[(size_t)row * lda + k] * B[(size_t)k * ldb + col];
+        float* c = C + (size_t)row * ldc + col;
+        float out = alpha * acc;
+        if (beta != 0.0f) out += beta * *c;
+        *c = out;
+    }
+    if (leader && atomicAdd(&blocks_done, 1u) == gridDim.x * gridDim.y - 1) {
+        blocks_done = 0;
+        const unsigned int n = seen_count;
+        bool known = false;
+        for (unsigned int i = 0; i < n && i < 64; ++i)
+            known = known || seen_c[i] == (unsigned long long)C;
+        if (!known && n < 64) {
+            seen_c[n] = (unsigned long long)C;
+            seen_count = n + 1;
+        }
+        __threadfence();
+    }
+}
+"""
 
 YAML = """
 id: m04-e9
@@ -153,3 +196,19 @@ def test_notebook_session_survives_a_hang(exercise_root, tmp_path, monkeypatch):
     attempts = store.exercise_attempts("m04-e9")
     assert [a["diagnosis"] for a in attempts] == ["timeout", None]
     assert attempts[-1]["passed"] is True and attempts[-1]["checks"]["speed"] == "pass"
+
+
+def test_the_speed_check_times_over_copies_and_catches_a_kernel_that_skips_a_pointer_it_has_seen(exercise_root):
+    from course.autograder import gpu
+
+    spec = specs.load("m04-e9")
+    good = gpu.speed_check(spec, SOLUTION, "solution.cu", Limits(speed=90.0), seed=5)
+    details = good.details
+    assert good.status == "pass", good.message_ko
+    assert details["copies"] > 1 and 1 <= details["calls"] <= details["copies"], details
+    assert details["wrong_launches"] == 0 and details["launches_checked"] >= details["reps"] * details["calls"]
+
+    cheat = gpu.speed_check(spec, SKIPS_SEEN, "skips_seen.cu", Limits(speed=90.0), seed=5)
+    assert cheat.diagnosis == "wrong_values", cheat.message_ko
+    assert cheat.details["rel_error"] is not None            # every copy's first launch was right
+    assert cheat.details["wrong_launches"] == cheat.details["launches_checked"] > 0

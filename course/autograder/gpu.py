@@ -599,12 +599,23 @@ def differential_check(spec: ExerciseSpec, source: str, name: str, limits: Limit
 SPEED_KEYS = ("M", "N", "K", "S", "lda", "ldb", "ldc", "ldp", "learner_ms", "reference_ms", "learner_min_ms",
               "reference_min_ms", "reps", "ratio", "rel_error", "registers", "device", "staged", "remeasured",
               "first_ratio", "first_reps", "first_learner_ms", "first_reference_ms", "band", "launches_checked",
-              "wrong_launches", "first_wrong_launch", "worst_launch_error")
+              "wrong_launches", "first_wrong_launch", "worst_launch_error", "calls", "copies")
+
+
+def _protocol_text(r: dict) -> str:
+    """How the two times were taken, for the learner (kernels/timing.py's protocol)."""
+    calls, copies = r.get("calls") or 1, r.get("copies") or 1
+    each = (f"CUDA 이벤트 한 쌍 사이에서 {calls}번 연달아 실행한 GPU 시간의 한 번 몫" if calls > 1
+            else "CUDA 이벤트 한 쌍 사이에서 잰 한 번 실행의 GPU 시간")
+    rotation = (f", 값이 같은 피연산자 복사본 {copies}벌을 돌아가며 써서 앞 실행이 L2 캐시에 남긴 값을 쓰지 않음"
+                if copies > 1 else "")
+    return f"호스트가 실행을 요청하는 시간은 빼고 {each}{rotation}; 두 커널을 번갈아 {r['reps']}라운드 잰 중앙값"
 
 
 def speed_check(spec: ExerciseSpec, source: str, name: str, limits: Limits, reps: int = 10, seed: int = 0) -> CheckResult:
-    """The timed shape is drawn from the run's seed (kinds: speed_case); a ratio within ±3% of the bar is
-    measured again, longer, and that measurement decides (course.autograder.timing)."""
+    """The timed shape is drawn from the run's seed (kinds: speed_case); GPU time per launch, each kernel over its
+    own operand copies (course.autograder.timing); a ratio within ±3% of the bar is measured again, longer, and that
+    measurement decides. Where not even one copy fits in the GPU's free memory, the check is skipped and says so."""
     from course.autograder import timing
 
     case = kinds.of(spec).speed_case(spec, seed)
@@ -617,13 +628,16 @@ def speed_check(spec: ExerciseSpec, source: str, name: str, limits: Limits, reps
     r = run.last("result")
     details = {k: r.get(k) for k in SPEED_KEYS}
     details.update(reference=spec.speed_reference, min_ratio=spec.min_ratio, seed=seed)
+    if r.get("no_room"):
+        return CheckResult.skipped("speed", r["no_room"], no_room=True, need_bytes=r.get("need_bytes"),
+                                   free_bytes=r.get("free_bytes"), **details)
     size = (f"{r['M']}×{r['N']}×{r['K']} (lda={r['lda']}, ldb={r['ldb']}, ldc={r['ldc']})" if "K" in r
             else kinds.of(spec).shape_text({**r, "alpha": 1.0, "beta": 0.0}, spec))
     timing_text = (f"실행마다 뽑는 크기 {size}에서 내 커널 {r['learner_ms']:.3f} ms, 기준 커널 {spec.speed_reference} "
-                   f"{r['reference_ms']:.3f} ms (같은 행렬로 번갈아 {r['reps']}번 잰 중앙값) → 기준 대비 "
+                   f"{r['reference_ms']:.3f} ms ({_protocol_text(r)}) → 기준 대비 "
                    f"{r['ratio']:.3f}배 속도 (목표 {spec.min_ratio:g}배 이상)")
     if r.get("remeasured"):
-        timing_text += (f"; 첫 측정({r['first_reps']}번)의 {r['first_ratio']:.3f}배가 목표의 ±{r['band']:.0%} 안이라 "
+        timing_text += (f"; 첫 측정({r['first_reps']}라운드)의 {r['first_ratio']:.3f}배가 목표의 ±{r['band']:.0%} 안이라 "
                         f"더 길게 다시 잰 값으로 판정")
     if r["rel_error"] is None or r["rel_error"] > 1e-5:
         err = "NaN" if r["rel_error"] is None else f"{r['rel_error']:.1e}"

@@ -124,8 +124,9 @@ def sanitize(job: dict, kernel: ReduceKernel) -> dict:
 
 
 def speed(job: dict, kernel: ReduceKernel) -> dict:
-    """The learner's reduction and the course's (kinds.REDUCE_REFERENCES) on the same workspace, in alternation;
-    every launch's C poisoned before it and checked after it (course.autograder.timing)."""
+    """The learner's reduction and the course's (kinds.REDUCE_REFERENCES), each over its own copies of the
+    same workspace, in alternation; every timed launch's C poisoned before its event pair and checked after it
+    (course.autograder.timing)."""
     import cupy
 
     from course.autograder import timing
@@ -136,24 +137,30 @@ def speed(job: dict, kernel: ReduceKernel) -> dict:
     M, N, S = case["M"], case["N"], case["S"]
     ldp, ldc = strides(case)
     emit("stage", what=f"속도 M={M}, N={N}, S={S}")
+    shape = {"M": M, "N": N, "S": S, "pad_p": case["pad_p"], "pad_c": case["pad_c"], "ldp": ldp, "ldc": ldc}
+    try:
+        count = timing.room(4 * (S * M * ldp + M * ldc), M * N)
+    except timing.NoRoom as short:
+        return {**shape, "no_room": short.message_ko, "need_bytes": short.need, "free_bytes": short.free}
     file, entry, threads = REDUCE_REFERENCES[job["reference"]]
     ref_kernel = compiler.get_variant(file, entry, {}, 0, threads=threads)
     P = cupy.full((S * M, ldp), cupy.nan, dtype=cupy.float32)
     P[:, :N] = _random((S * M, N), case.get("data_seed", 11))
-    C, C_ref = (cupy.zeros((M, ldc), dtype=cupy.float32) for _ in range(2))
     groups = M * ldp // 4
-
-    def learner():
-        kernel.launch_reduce(P, C, M, N, ldp, ldc, S, 1.0, 0.0)
-
-    def course():
-        ref_kernel((-(-groups // threads),), (threads,), (P, C_ref, np.int32(M), np.int32(N), np.int32(ldp),
-                                                         np.int32(ldc), np.int32(S), np.float32(1.0), np.float32(0.0)))
-
-    measured = timing.measure(job, learner, course, C[:, :N], C_ref[:, :N])
+    learner, course, outs, out_refs = [], [], [], []
+    # the learner's copies, then the course's
+    sets = timing.replicate((P, cupy.zeros((M, ldc), dtype=cupy.float32)), 2 * count)
+    for (P_mine, C), (P_theirs, C_ref) in zip(sets[:count], sets[count:]):
+        learner.append(lambda P=P_mine, C=C: kernel.launch_reduce(P, C, M, N, ldp, ldc, S, 1.0, 0.0))
+        course.append(lambda P=P_theirs, C=C_ref: ref_kernel(
+            (-(-groups // threads),), (threads,),
+            (P, C, np.int32(M), np.int32(N), np.int32(ldp), np.int32(ldc), np.int32(S), np.float32(1.0),
+             np.float32(0.0))))
+        outs.append(C[:, :N])
+        out_refs.append(C_ref[:, :N])
+    measured = timing.measure(job, learner, course, outs, out_refs)
     moved = (S + 1) * M * N * 4            # every slab read once, C written once (beta = 0)
-    return {"M": M, "N": N, "S": S, "pad_p": case["pad_p"], "pad_c": case["pad_c"], "ldp": ldp, "ldc": ldc,
-            **measured, "learner_gbs": moved / (measured["learner_ms"] * 1e6), "registers": kernel.registers,
+    return {**shape, **measured, "learner_gbs": moved / (measured["learner_ms"] * 1e6), "registers": kernel.registers,
             "staged": []}
 
 

@@ -27,9 +27,10 @@ Modes (job["mode"]):
                 so that compute-sanitizer (the parent wraps us in it) reports only on the learner's
   differential  the stand-in for racecheck where compute-sanitizer is missing: repeated runs under
                 perturbed scheduling must agree bit for bit, canaries must stay intact
-  speed         the learner's kernel and the reference registry kernel timed in alternation, both on
-                the same padded operands, at the run's drawn shape; every launch's output is poisoned
-                before it and checked after it, outside the timed region (course.autograder.timing)
+  speed         the learner's kernel and the reference registry kernel timed in alternation (GPU time per
+                launch, kernels/timing.py's protocol), each over its own copies of the same padded
+                operands, at the run's drawn shape; every timed launch's output is poisoned before its
+                event pair and checked after it, outside the events (course.autograder.timing)
 """
 from __future__ import annotations
 
@@ -623,8 +624,9 @@ def differential(job: dict, kernel: LearnerKernel, repeats: int = 16) -> dict:
 # ----------------------------------------------------------------------------- speed
 
 def speed(job: dict, kernel: LearnerKernel) -> dict:
-    """Both kernels on the same padded operands (lda, ldb, ldc all different), timed in alternation; every
-    launch's C poisoned before it and checked after it (course.autograder.timing)."""
+    """Both kernels on padded operands (lda, ldb, ldc all different), each over its own copies of them (the same
+    values), timed in alternation; every timed launch's C poisoned before its event pair and checked after it
+    (course.autograder.timing)."""
     import cupy
 
     from course.autograder import timing
@@ -635,25 +637,32 @@ def speed(job: dict, kernel: LearnerKernel) -> dict:
     emit("stage", what=f"속도 {M}×{N}×{K}")
     spec = kernel.spec
 
-    def padded(rows: int, cols: int, pad: int, values=None):
-        ld = leading_dim(spec, cols, pad)
+    lda, ldb, ldc = (leading_dim(spec, cols, case[pad]) for cols, pad in ((K, "pad_a"), (N, "pad_b"), (N, "pad_c")))
+    shape = {"M": M, "N": N, "K": K, "lda": lda, "ldb": ldb, "ldc": ldc}
+    try:
+        count = timing.room(4 * (M * lda + K * ldb + M * ldc), M * N)
+    except timing.NoRoom as short:
+        return {**shape, "no_room": short.message_ko, "need_bytes": short.need, "free_bytes": short.free}
+
+    def padded(rows: int, cols: int, ld: int, values=None):
         buffer = cupy.zeros((rows, ld), dtype=cupy.float32)
-        view = buffer[:, :cols]
         if values is not None:
-            view[...] = values
-        return view, ld
+            buffer[:, :cols] = values
+        return buffer
 
     seed = case.get("data_seed", 11)
-    (A, lda), (B, ldb) = padded(M, K, case["pad_a"], _random((M, K), seed)), padded(K, N, case["pad_b"], _random((K, N), seed + 1))
-    (C, ldc), (C_ref, _) = padded(M, N, case["pad_c"]), padded(M, N, case["pad_c"])
-    reference = launch.prepare(job["reference"], A, B, C_ref)
-
-    def learner():
-        kernel.launch(A, B, C, M, N, K, lda, ldb, ldc, 1.0, 0.0)
-
-    measured = timing.measure(job, learner, reference, C, C_ref)
-    return {"M": M, "N": N, "K": K, "lda": lda, "ldb": ldb, "ldc": ldc, **measured, "registers": kernel.registers,
-            "staged": list(reference.plan.staged_operands)}
+    a, b, c = padded(M, K, lda, _random((M, K), seed)), padded(K, N, ldb, _random((K, N), seed + 1)), padded(M, N, ldc)
+    learner, reference, outs, out_refs = [], [], [], []
+    sets = timing.replicate((a, b, c), 2 * count)        # the learner's copies, then the reference's
+    for mine, theirs in zip(sets[:count], sets[count:]):
+        A, B, C = mine[0][:, :K], mine[1][:, :N], mine[2][:, :N]
+        learner.append(lambda A=A, B=B, C=C: kernel.launch(A, B, C, M, N, K, lda, ldb, ldc, 1.0, 0.0))
+        outs.append(C)
+        C_ref = theirs[2][:, :N]
+        reference.append(launch.prepare(job["reference"], theirs[0][:, :K], theirs[1][:, :N], C_ref))
+        out_refs.append(C_ref)
+    measured = timing.measure(job, learner, reference, outs, out_refs)
+    return {**shape, **measured, "registers": kernel.registers, "staged": list(reference[0].plan.staged_operands)}
 
 
 # ----------------------------------------------------------------------------- warm-up
