@@ -85,3 +85,14 @@ def test_a_fit_without_the_new_rows_keeps_them_neutral():
     f = tune.fit(rows, H100, GBS)
     assert not f["rings_per_shape"] and f["ring_fill_us"] == 0.0 and f["ring_half_k"] == 0.0
     assert all(v["narrow_b"] == 1.0 for v in f["calibration"].values())
+
+
+def test_constants_text_is_python_the_model_region_can_take():
+    f = {"calibration": {"64x128": {"efficiency": 0.75, "overhead_us": 0.1, "narrow_b": 1.09}}, "hiding_warps": 0.75,
+         "last_wave": 0.95, "launch_us": 12.8, "reduce_launch_us": 0.0, "workspace_bandwidth": 1.45,
+         "ring_fill_us": 0.0123, "ring_half_k": 32.0, "rings_per_shape": True}
+    scope = {"Rate": model.Rate}
+    exec(tune.constants_text(f), scope)
+    assert scope["CALIBRATION"] == {"64x128": model.Rate(0.75, 0.1, 1.09)}
+    assert (scope["RING_FILL_US"], scope["RING_HALF_K"], scope["RINGS_PER_SHAPE"]) == (0.0123, 32.0, True)
+    assert (scope["LAUNCH_US"], scope["LAST_WAVE"], scope["WORKSPACE_BANDWIDTH"]) == (12.8, 0.95, 1.45)

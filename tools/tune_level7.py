@@ -284,6 +284,22 @@ def report(f: dict, picked: list[dict]) -> None:
     print(f"geometric mean of the model's picks: {geo:.3f} of cuBLAS")
 
 
+def constants_text(f: dict) -> str:
+    """The fit as the lines of kernels/level7_model.py's calibration region (paste them there after a sweep)."""
+    lines = ["CALIBRATION = {"]
+    for t, v in f["calibration"].items():
+        lines.append(f'    "{t}": Rate(efficiency={v["efficiency"]:.4f}, overhead_us={v["overhead_us"]:.3f}, '
+                     f'narrow_b={v.get("narrow_b", 1.0):.4f}),')
+    lines.append("}")
+    values = (("HIDING_WARPS", f["hiding_warps"], ".2f"), ("LAST_WAVE", f["last_wave"], ".3f"),
+              ("LAUNCH_US", f["launch_us"], ".2f"), ("REDUCE_LAUNCH_US", f["reduce_launch_us"], ".2f"),
+              ("WORKSPACE_BANDWIDTH", f["workspace_bandwidth"] or model.WORKSPACE_BANDWIDTH, ".3f"),
+              ("RING_FILL_US", f.get("ring_fill_us", 0.0), ".4f"), ("RING_HALF_K", f.get("ring_half_k", 0.0), ".1f"))
+    lines += [f"{name} = {value:{fmt}}" for name, value, fmt in values]
+    lines.append(f"RINGS_PER_SHAPE = {bool(f.get('rings_per_shape', False))}")
+    return "\n".join(lines)
+
+
 def refit(path: str, profile: str) -> int:
     """Fit the model again to the rows a sweep recorded (no GPU): for a change of the model's form."""
     from kernels import devices
@@ -302,6 +318,7 @@ def refit(path: str, profile: str) -> int:
                      "date": device_today(), "git_commit": record.git_commit(),
                      "note": "fit and choices recomputed from the measured rows above (the model's form changed)"}
     report(data["fit"], data["choices"])
+    print("\nkernels/level7_model.py, calibration region:\n" + constants_text(data["fit"]))
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(data, fh, indent=1, ensure_ascii=False)
     return 0
@@ -345,6 +362,7 @@ def main(argv=None) -> int:
     f = fit(rows, limits, bandwidth)
     picked = choices(rows, f, limits, bandwidth)
     report(f, picked)
+    print("\nkernels/level7_model.py, calibration region:\n" + constants_text(f))
     print(f"({time.perf_counter() - start:.0f} s)")
     if args.out:
         plain, extra = split_rows(rows)
