@@ -96,7 +96,9 @@ def explain(p: model.Prediction) -> str:
     """One Korean line a learner can check by hand: blocks, slots, waves, fill, the two terms of the time."""
     c = p.candidate
     reduce = f" + 리덕션 {p.reduce_us:,.1f} µs = {p.total_us:,.1f} µs" if p.split > 1 else ""
-    return (f"{c.tile.name} 타일(BK {c.BK}, 스테이지 {c.STAGES}개) × split {p.split}: 블록 {p.tiles_m}×{p.tiles_n}×{p.split} = "
+    form = (f"{c.tile.name} 타일(BK {c.BK}, 스테이지 {c.STAGES}개)" if is_tile(p) else
+            f"{path_name(p)} 스트리밍 경로(K 묶음 {getattr(c, 'BK', '?')})")
+    return (f"{form} × split {p.split}: 블록 {p.tiles_m}×{p.tiles_n}×{p.split} = "
             f"{p.blocks:,}개, 동시 자리 {c.resident}/SM × SM = {p.slots:,}개, 웨이브 {p.waves}개 (자리 {100 * p.wave_fill:.0f}% 사용), "
             f"예측 GEMM {p.gemm_us:,.1f} µs{reduce}")
 

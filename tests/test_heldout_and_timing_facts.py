@@ -104,12 +104,12 @@ def test_timing_claims_hold_on_the_fixture_and_fail_when_the_hold_does_not_help(
     assert _timing_failures(protocols) == []
     spoiled = copy.deepcopy(protocols)
     row = next(r for r in spoiled["rows"] if (r["M"], r["N"], r["K"]) == m10_timing.TINY)
-    row["hold"]["cublas_ms"] = 2 * row["per_call"]["cublas_ms"]
+    row["hold_only"]["cublas_ms"] = 2 * row["per_call"]["cublas_ms"]
     assert any("홀드" in f for f in _timing_failures(spoiled))
 
 
 def test_a_record_missing_a_protocol_is_named_in_korean(protocols):
-    del protocols["rows"][0]["rotation"]
+    del protocols["rows"][0]["rotation_only"]
     with pytest.raises(KeyError, match="방식의 시간이 없습니다"):
         m10_timing.protocol_rows(protocols)
 

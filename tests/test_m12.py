@@ -12,9 +12,12 @@ import pytest
 from conftest import REPO
 from course.autograder import kinds
 from course.autograder import spec as specs
+from kernels import devices
 from kernels import level7_model as model
 from sims import shape_waves
 from sims._common import SimInputError
+
+AUTO_TILE = shape_waves.AUTO
 
 sys.path.insert(0, str(REPO / "tools"))
 
@@ -245,6 +248,37 @@ def test_the_two_records_table_shows_each_rows_cublas_window():
             assert row[key] == f"{measured['cublas_ms']:.3f}"
     windows = {row["a_cb"] for row in two_runs(shape, (1, 2))}
     assert len(windows) > 1                                       # the first record's windows differ
+
+
+def test_the_memory_bound_end_by_hand():
+    end = shape_waves.roofline_end(1, 4096, 4096, "H100")
+    limits = devices.profile("H100")
+    bandwidth = model.dram_gbs(limits)
+    need = 4 * (4096 + 4096 * 4096 + 4096)
+    assert end.bytes_min == need and end.intensity == pytest.approx(2 * 4096 * 4096 / need)
+    assert end.intensity == pytest.approx(0.5, rel=1e-3) and end.memory_bound
+    assert end.floor_us == pytest.approx(need / (bandwidth * 1e3))
+    assert end.ridge == pytest.approx(model.sm_peak_gflops(limits) * limits.sm_count / bandwidth)
+    assert end.tile is not None and shape_waves.is_tile(end.tile)
+    assert end.tile.total_us > end.floor_us             # no path beats bytes / bandwidth in the model either
+    if end.other is not None:                           # the streaming path, once the model has one
+        assert not shape_waves.is_tile(end.other) and end.other.total_us >= end.floor_us
+    big = shape_waves.roofline_end(4096, 4096, 4096, "H100")
+    assert not big.memory_bound and big.compute_us > big.floor_us
+
+
+def test_the_memory_bound_end_reads_in_korean_and_renders():
+    text = shape_waves.end_sentence(1, 11008, 4096, "H200")
+    assert "메모리 쪽" in text and "타일 경로" in text and "스트리밍 경로" in text and "GB/s" in text
+    assert "연산 쪽" in shape_waves.end_sentence(4096, 4096, 4096)
+    html = shape_waves._render({"M": 1, "N": 4096, "K": 4096, "device": "H100", "tile": AUTO_TILE, "split": AUTO_TILE})
+    assert "산술 강도" in html and "꺾임점" in html
+    fig = shape_waves.decode_figure()
+    names = [t.name for t in fig.data]
+    assert "타일 경로 (모델)" in names and "하한: 최소 바이트 ÷ DRAM 대역폭" in names
+    assert list(fig.data[0].x) == list(shape_waves.DECODE_M) and fig.data[0].x[0] == 1
+    with pytest.raises(SimInputError, match="M"):
+        shape_waves.roofline_end(0, 4096, 4096)
 
 
 def test_the_views_render():

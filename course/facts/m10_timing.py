@@ -79,7 +79,8 @@ def timing_facts(record: dict | None) -> dict[str, str]:
               "t_rounds": str(timing.ROUNDS), "t_max_copies": str(timing.MAX_COPIES),
               "bench_protocol": ("이 장의 benchmarks.json도 이 방식으로 잰 기록입니다"
                                  if benchmark_record.provenance.get("timing") == timing.PROTOCOL else
-                                 "이 장의 benchmarks.json은 이 방식이 생기기 전에 호출마다 이벤트 쌍을 둘러 잰 기록입니다")}
+                                 "이 장의 benchmarks.json은 이 방식이 생기기 전에 호출마다 이벤트 쌍을 둘러 잰 기록입니다. "
+                                 "이 장이 견주는 4096³의 호출은 ms 단위라, 위 표의 4096³ 행처럼 두 방식의 차이가 작습니다")}
     if record is None:
         return static | {name: MISSING for name in RECORD_FACTS}
     rows = protocol_rows(record)
@@ -98,12 +99,14 @@ def timing_facts(record: dict | None) -> dict[str, str]:
         "tiny_rot_l7": change_phrase(tiny["hold"]["level7_ms"], tiny["full"]["level7_ms"]),
         "big_spread": f"{100 * (big_spread - 1):.0f}",
         "tiny_mib": f"{4 * (TINY[0] * TINY[2] + TINY[2] * TINY[1] + TINY[0] * TINY[1]) / 2**20:.0f}",
+        "tp_l2_mib": f"{record['l2_bytes'] / 2**20:.0f}",
+        "tiny_copies": str(next(r["copies"] for r in record["rows"] if (r["M"], r["N"], r["K"]) == TINY)),
     }
 
 
 RECORD_FACTS = ("tp_device", "tp_date", "tiny_old_speed", "tiny_full_speed", "tiny_old_cb_us", "tiny_full_cb_us",
                 "tiny_old_l7_us", "tiny_full_l7_us", "tiny_hold_cb", "tiny_hold_l7", "tiny_rot_cb", "tiny_rot_l7",
-                "big_spread", "tiny_mib")
+                "big_spread", "tiny_mib", "tp_l2_mib", "tiny_copies")
 
 
 def timing_claims(record: dict | None, check) -> None:
@@ -153,3 +156,18 @@ def timing_sentences(check):
     timing_claims(protocols_record, check)
     check(benchmark_record.provenance.get("timing") in (timing.PROTOCOL, "median of CUDA-event timings after warm-up"),
           "본문: benchmarks.json이 잰 방식은 강좌의 방식이거나 이전 방식 (문장이 둘 중 하나를 고른다)")
+
+
+def show_protocols(record: dict | None) -> None:
+    """The recorded table of the four protocols with its provenance note (or why there is none)."""
+    from course.page import note, table
+
+    if record is None:
+        note(f"네 방식을 견준 기록(book/data/{PROTOCOLS_FILE})이 아직 없습니다. GPU에서 "
+             "`python tools/record_timing_protocols.py`로 기록할 수 있습니다.", kind="warning")
+        return
+    table(protocol_table_rows(record), PROTOCOL_COLUMNS,
+          f"같은 실행에서 네 가지로 잰 Level 7과 cuBLAS ({PROTOCOLS_FILE}, {record['device']}, {str(record['date'])[:10]})")
+    note(f"기록된 결과 (recorded): {record['device']}, CuPy {record['cupy']}, {str(record['date'])[:10]}, 명령 "
+         f"`{record['command']}`, 커밋 {str(record.get('git_commit'))[:10]}. 강좌의 방식: {timing.PROTOCOL}",
+         kind="recorded")

@@ -675,6 +675,14 @@ def idle_and_copy_width_sentences(check):
     check(all(not r["b16"] for r in tuning_options(ODD)), "본문: 이 모양에서는 어느 타일도 B를 4바이트씩 복사한다")
 
 
+_narrow = {t: getattr(model.CALIBRATION[t], "narrow_b", 1.0) for t in ("64x128", "128x128")}
+f.set("copy_width_model",
+      "모델의 식에는 이 폭의 항(Rate.narrow_b)이 있지만, 그 상수는 아직 폭을 따로 잰 튜너의 기록에 맞춰지지 않은 "
+      "중립값 1이라 선택을 바꾸지 않습니다" if all(v == 1.0 for v in _narrow.values()) else
+      f"모델은 이제 4바이트 복사일 때의 주 루프 시간 배수(Rate.narrow_b)를 타일마다 따로 가집니다(64×128 "
+      f"{_narrow['64x128']:.2f}, 128×128 {_narrow['128x128']:.2f}, 튜너의 기록에 맞춘 값)")
+
+
 @f.claims
 def odd_choice_sentences(check):
     check((row_of[(LEVEL7_KERNEL, *ODD)]["choice"]["tile"], row_of[(LEVEL7_KERNEL, *ODD)]["choice"]["split"]) == ("64x128", 1),
@@ -689,10 +697,10 @@ def odd_choice_sentences(check):
     check(0 < p_odd_mid.total_us / p_odd.total_us - 1 < 0.01
           and abs(model.CALIBRATION["64x128"].efficiency - model.CALIBRATION["128x128"].efficiency) < 0.01,
           "본문: 모델의 눈에는 두 타일이 거의 같다: 효율 차이 1%p 안, 예측은 1% 안에서 64×128 편")
-    import inspect
-    check("b16" not in inspect.signature(model.predict).parameters and "b16" not in model.Rate.__dataclass_fields__
-          and "b16" not in model.Candidate.__dataclass_fields__,
-          "본문: 모델은 타일마다 효율 하나뿐이라 복사의 폭을 모른다")
+    narrow = [model.CALIBRATION[t].narrow_b for t in ("64x128", "128x128")]
+    check(("narrow_b" in model.Rate.__dataclass_fields__ and all(v == 1.0 for v in narrow))
+          == (str(f.copy_width_model).startswith("모델의 식에는")),
+          "본문: 복사 폭의 항(narrow_b)이 중립(1)이면 '선택을 바꾸지 않는다', 맞춘 값이면 그 값을 적는다")
     check(b4_small["speedup"] < b4_mid["speedup"] < 1 and 1 / b4_small["speedup"] - 1 > 2 * (1 / b4_mid["speedup"] - 1),
           "본문: 4바이트 B 복사를 강제하면 64×128이 128×128보다 훨씬 크게 느려진다 (정렬된 4096³)")
     check(100 - min(odd_best[n]["pct_cublas"] for n in "ab") < 5 and p_odd_mid.tile_fill > 0 and p_odd_mid.wave_fill == 1.0,

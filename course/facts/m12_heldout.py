@@ -18,17 +18,24 @@ import math
 import statistics
 
 from course.facts.m12 import _load, f, regret_unseen, shape_label, tuning
+from kernels.record import REPO_ROOT
 from kernels import devices
 
 HELDOUT_FILE = "level7_heldout.json"
 MISSING = "(기록 없음)"
-SMALL_SIDE = 16           # M or N up to this: the decode end, where the streaming path may run
+SMALL_SIDE = 16           # M or N up to this: the decode end, where the streaming path may run (model.STREAM_MAX)
 PASS_SHARE = 0.95         # "near cuBLAS": Level 7 at 95% of cuBLAS's speed or better
 DECODE_EXAMPLE = (1, 4096, 4096)
 LAYER = (4096, 4096)      # N x K of the layer the intensity curve is drawn for
 
 
 # ---------------------------------------------------------------------------- pure helpers (no record read)
+def _heldout_shapes() -> tuple:
+    from kernels import level7_model as model
+
+    return model.HELDOUT
+
+
 def intensity(M: int, N: int, K: int) -> float:
     """FLOP per byte of the bytes an SGEMM must move at least (A and B read once, C written once):
     2MNK / 4(MK + KN + MN) = (M / 2) / (1 + M/N + M/K)."""
@@ -135,7 +142,7 @@ def heldout_facts(record: dict | None, tuning_record: dict) -> dict[str, str]:
     ai1 = intensity(*DECODE_EXAMPLE)
     static = {"ai_m1": f"{ai1:.2f}", "ai_m16": f"{intensity(16, *LAYER):.1f}",
               "ai_m128": f"{intensity(128, *LAYER):.0f}", "small_side": str(SMALL_SIDE),
-              "pass_share": f"{PASS_SHARE:.2f}"}
+              "pass_share": f"{PASS_SHARE:.2f}", "ho_listed": str(len(_heldout_shapes()))}
     if record is None:
         return static | {name: MISSING for name in RECORD_FACTS}
     n = heldout_numbers(record, tuning_record)
@@ -160,6 +167,10 @@ def heldout_facts(record: dict | None, tuning_record: dict) -> dict[str, str]:
         "ho_dram_gbs": f"{n['dram_gbs']:,.0f}", "ho_peak_tf": f"{n['peak_gflops'] / 1000:.1f}",
         "ho_ridge": f"{n['ridge']:.1f}", "crossover_m": str(n["crossover_m"]),
         "tuning_device": tuning_record["device"],
+        "device_note": ("두 기록은 같은 GPU에서 잰 것입니다" if record["device"] == tuning_record["device"] else
+                        f"두 기록의 GPU가 다르므로({tuning_record['device']}, {record['device']}) 이 차이에는 GPU의 "
+                        "차이도 섞여 있습니다"),
+        "sweep_factor": f"{record.get('sweep_rule', {}).get('predicted_factor', float('nan')):g}",
     }
 
 
@@ -168,7 +179,7 @@ RECORD_FACTS = ("ho_device", "ho_date", "ho_n", "ho_n_regret", "ho_geomean", "ho
                 "ho_regret_max_shape", "ho_n_regret_zero", "fit_regret_mean", "fit_regret_max",
                 "check_regret_mean", "regret_direction", "mb_n", "mb_geomean", "mb_stream", "mb_frac_min",
                 "mb_frac_max", "mb_frac_median", "mb_cb_frac_median", "ho_dram_gbs", "ho_peak_tf", "ho_ridge",
-                "crossover_m", "tuning_device")
+                "crossover_m", "tuning_device", "device_note", "sweep_factor")
 
 
 def heldout_claims(record: dict | None, tuning_record: dict, check, complete: bool = True) -> None:
@@ -204,6 +215,8 @@ def heldout_claims(record: dict | None, tuning_record: dict, check, complete: bo
     check(all(f <= 1.02 for f in n["frac"].values()),
           "본문: 메모리 한계 모양의 유효 대역폭은 잰 DRAM 대역폭을 넘지 않는다 (넘으면 L2에서 읽은 것)")
     check(record.get("timing") not in (None, ""), "본문: 기록이 시간을 잰 방식을 적는다")
+    check(record.get("sweep_rule", {}).get("predicted_factor", 0) > 1,
+          "본문: 기록이 재지 않은 후보의 규칙(가장 빠른 예측의 몇 배)을 적는다")
 
 
 # ---------------------------------------------------------------------------- the chapter's record
@@ -235,3 +248,62 @@ HELDOUT_COLUMNS = [("shape", "M×N×K"), ("l7", "Level 7 µs"), ("cb", "cuBLAS �
 @f.claims
 def heldout_sentences(check):
     heldout_claims(heldout, tuning, check)
+
+
+def memory_table_rows(record: dict) -> list[dict]:
+    """The memory-bound rows: GB/s of the least bytes for Level 7 and cuBLAS beside the measured DRAM bandwidth."""
+    dram = record["dram_gbs_measured"]
+    rows = sorted((r for r in timed_rows(record) if memory_bound(r)), key=lambda r: (min(r["M"], r["N"]), r["M"]))
+    return [{"shape": shape_label(*shape_of(r)), "ai": f"{intensity(*shape_of(r)):.2f}",
+             "choice": choice_text(r["choice"]), "mib": f"{r['bytes_min'] / 2**20:,.0f}",
+             "l7": f"{gbs(r):,.0f} ({100 * gbs(r) / dram:.0f}%)",
+             "cb": f"{gbs(r, 'cublas_ms'):,.0f} ({100 * gbs(r, 'cublas_ms') / dram:.0f}%)",
+             "ratio": f"{r['cublas_ms'] / r['level7_ms']:.2f}"} for r in rows]
+
+
+MEMORY_COLUMNS = [("shape", "M×N×K"), ("ai", "산술 강도 (FLOP/B)"), ("choice", "Level 7의 선택"),
+                  ("mib", "최소 바이트 (MiB)"), ("l7", "Level 7 GB/s (DRAM 대비)"), ("cb", "cuBLAS GB/s (DRAM 대비)"),
+                  ("ratio", "Level 7 / cuBLAS")]
+
+
+@f.claims
+def memory_end_sentences(check):
+    """The sentences about the held-out list and the streaming path that need no held-out record."""
+    from kernels import level7_model as model
+    from sims import shape_waves
+
+    check({s[0] for s in model.HELDOUT if s[1:] in ((11008, 4096), (4096, 11008), (14336, 4096), (4096, 14336))}
+          == {1, 8, 16, 64, 512}, "본문: 디코드(1, 8, 16)와 프리필(64, 512)이 4096, 11008, 14336 폭의 층을 양쪽 방향으로")
+    tuner = (REPO_ROOT / "tools" / "tune_level7.py").read_text(encoding="utf-8")
+    check("held = set(model.HELDOUT) & set(args.shape)" in tuner and "ap.error(" in tuner
+          and not set(model.HELDOUT) & set(model.ZOO),
+          "본문: 튜너는 처음 보는 모양을 받지 않는다 (그 목록으로 상수를 맞추지 않는다)")
+    decode = shape_waves.plan(1, 4096, 4096, tile="128x256", split=1)
+    check(decode.blocks == shape_waves.plan(128, 4096, 4096, tile="128x256", split=1).blocks == 4096 // 256,
+          "본문: 1×4096×4096을 128×256으로 자르면 출력 타일이 128×4096×4096과 같은 16개")
+    check(getattr(model, "STREAM_MAX", None) == SMALL_SIDE, "본문: 스트리밍 경로는 M이나 N이 16 이하인 모양을 맡는다")
+    for device in ("H100", "H200"):
+        end = shape_waves.roofline_end(1, 4096, 4096, device)
+        check(end.memory_bound and end.other is not None and not shape_waves.is_tile(end.other),
+              f"본문: {device}에서 1×4096×4096은 꺾임점 아래이고, 모델에 타일이 아닌 경로(스트리밍)가 있다")
+        check(end.other is None or shape_waves.plan(1, 4096, 4096, device).total_us <= end.tile.total_us,
+              f"본문: 모델은 {device}의 1×4096×4096에서 예측이 더 빠른 경로를 고른다")
+    from course.facts import _bank, quiz_text
+    check(len(_bank(12).questions) == 9, "본문: 장 끝의 퀴즈는 아홉 문항")
+    q9 = quiz_text(12, "m12-q09")
+    ai = intensity(1, 11008, 4096)
+    from course.facts.models import f as models_facts
+    ridges = [float(str(models_facts.ridge))] + ([heldout_numbers(heldout, tuning)["ridge"]] if heldout else [])
+    check(f"약 {ai:.1f} FLOP/B" in q9 and all(ai < r / 10 for r in ridges),
+          "퀴즈 q09: 1×11008×4096의 산술 강도 약 0.5 FLOP/B, 기록된 GPU들의 꺾임점보다 한참(10분의 1 아래) 낮다")
+    check("2·S·M·N·4" in q9 and model.workspace_traffic(1, 11008, 8) < 4 * 11008 * 4096 / 100,
+          "퀴즈 q09: M = 1이면 split의 교통(2·S·M·N·4)은 B를 읽는 양의 1%도 안 된다 (S = 8)")
+
+
+@f.absence("느린 후보는 재지 않았")
+def slow_options_not_timed(check):
+    """The sweep left out the options predicted slower than its factor x the best prediction (the record counts
+    them per row and states the rule)."""
+    check(heldout is not None and heldout.get("sweep_rule", {}).get("predicted_factor", 0) > 1
+          and all("not_timed_predicted_slow" in r["sweep"] for r in timed_rows(heldout) if isinstance(r.get("sweep"), dict)),
+          "본문: 처음 보는 모양의 후보 가운데 예측이 가장 빠른 예측의 몇 배보다 느린 것은 재지 않았다 (기록이 그 수를 센다)")
