@@ -96,6 +96,8 @@ def kernels_for(cand: model.Candidate, b16: bool, ptx_arch: str | None = None, k
     ptx_arch='compute_75' compiles PTX for an older virtual architecture instead, which this GPU's driver
     translates: the path a T4 takes (no cp.async), run on any newer GPU for the tests.
     """
+    if model.is_stream(cand):
+        return stream_kernels(cand, b16, ptx_arch)
     if ptx_arch is not None:
         module = _ptx_module(source_for(cand, b16, knobs), ptx_arch)
         gemm, reduce = module.get_function(NAME), module.get_function(REDUCE)
@@ -105,8 +107,27 @@ def kernels_for(cand: model.Candidate, b16: bool, ptx_arch: str | None = None, k
     return (compiler.get_variant(FILE, NAME, found, cand.smem_bytes), compiler.get_variant(FILE, REDUCE, found, 0))
 
 
+STREAM_KERNELS = {"stream-B": "sgemm_stream_b", "stream-A": "sgemm_stream_a"}
+
+
+def stream_defines(cand: model.Candidate, v4: bool) -> dict:
+    """#defines of a streaming form: its bucket, the streamed operand's load width, its launch bounds."""
+    t = cand.tile
+    return {"L7S_ROWS": t.rows, "L7S_B16": int(v4), "L7S_MIN_BLOCKS": t.min_blocks}
+
+
+def stream_kernels(cand: model.Candidate, v4: bool, ptx_arch: str | None = None):
+    """(streaming kernel, reduction kernel) of one streaming form (static shared memory only)."""
+    name, found = STREAM_KERNELS[cand.tile.name], stream_defines(cand, v4)
+    if ptx_arch is not None:
+        module = _ptx_module(compiler.variant_source(FILE, found), ptx_arch, name)
+        return module.get_function(name), module.get_function(REDUCE)
+    return (compiler.get_variant(FILE, name, found, 0, threads=cand.tile.threads),
+            compiler.get_variant(FILE, REDUCE, found, 0, threads=REDUCE_THREADS))
+
+
 @functools.lru_cache(maxsize=None)
-def _ptx_module(text: str, arch: str):
+def _ptx_module(text: str, arch: str, name: str = NAME):
     import cupy
     from cupy_backends.cuda.libs import nvrtc
 
@@ -123,7 +144,7 @@ def _ptx_module(text: str, arch: str):
         path = fh.name
     try:
         module = cupy.RawModule(path=path)
-        module.get_function(NAME)     # loads (and JIT-translates) the module while the file exists
+        module.get_function(name)     # loads (and JIT-translates) the module while the file exists
     finally:
         os.unlink(path)
     return module
@@ -236,15 +257,33 @@ def forced_problem(M: int, N: int, K: int, cand: model.Candidate, split, free_by
     return None
 
 
+def stream_form(M: int, N: int, name: str, limits: devices.DeviceLimits) -> model.Candidate:
+    """The streaming form forced by hand, or a Korean KernelInputError saying why it cannot take this shape."""
+    side, value = ("M", M) if name == "stream-B" else ("N", N)
+    if value > model.STREAM_MAX:
+        streamed = "B" if name == "stream-B" else "A"
+        raise KernelInputError(
+            f"{name} 경로(streaming path)는 {side}가 {model.STREAM_MAX} 이하일 때만 씁니다 ({side} = {value:,}): "
+            f"{streamed}를 한 번 읽어 흘려보내며(stream) 작은 쪽 {side}개를 레지스터에 누적합니다. 타일(tile)을 고르세요.")
+    cand = model.stream_candidate(name, M, N, limits)
+    if cand is None:
+        raise KernelInputError(f"{name} 경로는 {limits.name}에 맞지 않습니다 (shared memory, registers).")
+    return cand
+
+
 def forced(M: int, N: int, K: int, tile: str, split: int, limits: devices.DeviceLimits | None = None,
            bandwidth_gbs: float | None = None, free_bytes: int | None = None) -> model.Prediction:
     """The model's account of a (tile, split) chosen by hand (tests and the tuner try every one), after the
     checks of forced_problem: a Korean KernelInputError before anything is allocated or launched."""
     if limits is None:
         limits, bandwidth_gbs = device_model()
-    if tile not in model.TILE_BY_NAME:
-        raise KernelInputError(f"Level 7에는 {tile!r} 타일이 없습니다 (tile). 있는 타일: {', '.join(model.TILE_BY_NAME)}")
-    cand = model.ring_for(model.TILE_BY_NAME[tile], limits)
+    if tile in model.STREAM_NAMES:
+        cand = stream_form(M, N, tile, limits)
+    elif tile not in model.TILE_BY_NAME:
+        raise KernelInputError(f"Level 7에는 {tile!r} 타일이 없습니다 (tile). 있는 타일: "
+                               f"{', '.join((*model.TILE_BY_NAME, *model.STREAM_NAMES))}")
+    else:
+        cand = model.ring_for(model.TILE_BY_NAME[tile], limits)
     if cand is None:
         raise KernelInputError(f"{tile} 타일은 {limits.name}에 맞지 않습니다 (shared memory).")
     problem = forced_problem(M, N, K, cand, split, free_bytes)
@@ -273,20 +312,27 @@ class ShapeAwareLaunch(launch.Launch):
         if problem:
             raise KernelInputError(problem)
         p = dataclasses.replace(p, grid=model.grid(choice.tiles_m, choice.tiles_n, split),
-                                block=(cand.tile.threads, 1, 1), shared_mem=cand.smem_bytes)
+                                block=(cand.tile.threads, 1, 1), shared_mem=self._dynamic_smem(cand))
         need = model.workspace_bytes(p.M, p.N, split)
         if need:   # before the staging copies, the compile and the workspace are made
             launch._check_memory(need, f"split-K 작업 공간(workspace, {split}×{p.M:,}×{model.workspace_ld(p.N):,} floats)")
         super().__init__(name, p, self._gemm_then_reduce, A, B, C)
-        b_buffer = self.args[1]
-        aligned = b_rows_allow_16(int(b_buffer.data.ptr), p.ldb)
+        label, index, ld = self._wide_operand(cand)
+        aligned = b_rows_allow_16(int(self.args[index].data.ptr), ld)
         if b16 and not aligned:
-            raise KernelInputError("B의 행이 16바이트 정렬(16-byte aligned)이 아니어서 16바이트 복사를 쓸 수 없습니다.")
+            raise KernelInputError(f"{label}의 행이 16바이트 정렬(16-byte aligned)이 아니어서 16바이트 복사를 쓸 수 없습니다.")
         self.choice, self.split = choice, split
         self.b16 = aligned if b16 is None else bool(b16)
         self.gemm, self.reduce = kernels_for(cand, self.b16, ptx_arch, knobs)
         self.ldp = np.int32(model.workspace_ld(p.N))
         self.workspace = cupy.empty(need // model.FLOAT, dtype=cupy.float32) if need else None
+
+    def _dynamic_smem(self, cand: model.Candidate) -> int:
+        return cand.smem_bytes
+
+    def _wide_operand(self, cand: model.Candidate) -> tuple[str, int, int]:
+        """(label, index in args, leading dimension) of the operand whose rows b16 is about: B's copies."""
+        return "B", 1, self.plan.ldb
 
     def _gemm_then_reduce(self, grid, block, args, shared_mem: int = 0) -> None:
         self._gemm(grid, block, args, shared_mem)
@@ -319,9 +365,33 @@ class ShapeAwareLaunch(launch.Launch):
                 "predicted_us": p.total_us, "staged": list(self.staged)}
 
 
+class StreamLaunch(ShapeAwareLaunch):
+    """A launch of the streaming path (M <= 16: stream-B, N <= 16: stream-A): grid (column strips or row
+    groups, 1, split), static shared memory only, and b16 about the streamed operand's rows (B or A) taking
+    16-byte loads. The split-K reduction, the workspace and the timing parts are the tile path's."""
+
+    def _dynamic_smem(self, cand: model.Candidate) -> int:
+        return 0
+
+    def _wide_operand(self, cand: model.Candidate) -> tuple[str, int, int]:
+        if cand.tile.name == "stream-A":
+            return "A", 0, self.plan.lda
+        return "B", 1, self.plan.ldb
+
+    def describe(self) -> dict:
+        out = super().describe()
+        out.update(rows=self.choice.candidate.tile.rows, moved_bytes=self.choice.moved_bytes)
+        return out
+
+
+def launch_class(choice: model.Prediction) -> type:
+    return StreamLaunch if choice.is_stream else ShapeAwareLaunch
+
+
 def prepare_launch(name: str, p: launch.LaunchPlan, A, B, C) -> ShapeAwareLaunch:
     """The registry's dispatch hook (launch.prepare): a validated plan in, the shape's launch out."""
-    return ShapeAwareLaunch(name, p, A, B, C, plan_for(p.M, p.N, p.K))
+    choice = plan_for(p.M, p.N, p.K)
+    return launch_class(choice)(name, p, A, B, C, choice)
 
 
 def prepare(A, B, C=None, alpha: float = 1.0, beta: float = 0.0, *, tile: str | None = None,
@@ -349,7 +419,7 @@ def prepare(A, B, C=None, alpha: float = 1.0, beta: float = 0.0, *, tile: str | 
         launch._check_memory(need * model.FLOAT, f"C와 정렬용 복사본(staging, {p.M:,}×{p.N:,})")
     if C is None:
         C = cupy.empty((p.M, p.N), dtype=cupy.float32)
-    return ShapeAwareLaunch(NAME, p, A, B, C, choice, b16=b16, ptx_arch=ptx_arch, knobs=knobs)
+    return launch_class(choice)(NAME, p, A, B, C, choice, b16=b16, ptx_arch=ptx_arch, knobs=knobs)
 
 
 def run(A, B, C=None, alpha: float = 1.0, beta: float = 0.0, **force):

@@ -348,6 +348,7 @@ __device__ __forceinline__ void store_partial(float* P, int M, int N, int ldp, i
 }
 // [end-region: guarded-store]
 
+#ifndef L7S_ROWS   // a streaming form (L7S_ROWS defined) compiles only the streaming kernels and the reduction
 // [region: kernel]
 extern "C" __global__ void __launch_bounds__(l7::THREADS, L7_MIN_BLOCKS)
 sgemm_shape_aware(SGEMM_ARGS, float* __restrict__ partials, int ldp, int k_per_split)
@@ -437,6 +438,7 @@ sgemm_shape_aware(SGEMM_ARGS, float* __restrict__ partials, int ldp, int k_per_s
     // [end-region: epilogue]
 }
 // [end-region: kernel]
+#endif
 
 // [region: reduce]
 // C = alpha * (slice 0 + slice 1 + ... + slice S-1) + beta * C, one float4 group of a row per thread.
@@ -463,3 +465,261 @@ shape_aware_reduce(const float* __restrict__ partials, float* __restrict__ C, in
     store_group(C + static_cast<size_t>(r) * ldc, c, N, rows_16_byte_aligned(C, ldc), v, beta);
 }
 // [end-region: reduce]
+
+// [region: stream-design]
+// Level 7's memory-bound end: M <= 16 (a few tokens through a big weight) or N <= 16 (the mirror). Such a
+// product does 2 x 16 FLOP or fewer per float of the big operand it reads, far below what the tile kernel
+// needs to be compute-bound: its time is the time to stream the big operand out of DRAM once. A 128 x 256
+// tile spends 128 rows of work on one row of C; these kernels spend nothing on rows that do not exist.
+//   * L7S_ROWS: the small dimension rounded up to a power of two (1, 2, 4, 8, 16), so the accumulators of
+//     M = 1 are 4 registers, not 64. L7S_B16: the streamed operand's rows allow 16-byte loads.
+//   * sgemm_stream_b (small M): C = A B with B (K x N) streamed. A block owns 128 columns of C and one K
+//     slice (grid (column strips, 1, slices)); its 8 warps take turns over the slice's rows of B, 8 rows
+//     per warp at a time (8 loads in flight per thread; 4 with 16 rows of accumulators), each thread a float4 of 4 columns per row (or 4
+//     floats 32 columns apart when B's rows are not 16-byte aligned). A's K x M chunk sits in shared
+//     memory; every lane of a warp reads the same k, so those reads are broadcasts. At the end the warps
+//     add their partial sums in shared memory in a fixed order (warp 0, 1, ..., 7).
+//   * sgemm_stream_a (small N): C = A B with A (M x K) streamed. A warp owns 4 rows of A, its lanes read
+//     along K (a float4 each, 512 contiguous bytes per warp and row), B's chunk of K x N sits in shared
+//     memory laid out so that a lane's 4 k rows of one column are one conflict-free float4. The 32 lanes'
+//     sums are added by a butterfly of shuffles (the same pairs on every run).
+//   * As in the tile kernel: one slice writes C (alpha, beta; C is not read when beta = 0); several
+//     write their raw sums to the workspace that shape_aware_reduce adds in slice order. No atomics.
+// [end-region: stream-design]
+#ifdef L7S_ROWS
+#ifndef L7S_B16
+#define L7S_B16 1
+#endif
+#ifndef L7S_MIN_BLOCKS
+#define L7S_MIN_BLOCKS 2
+#endif
+
+// [region: stream-shape]
+namespace l7s {
+constexpr int R = L7S_ROWS;                  // rows of C (stream-B) or columns of C (stream-A), a power of 2
+constexpr bool V4 = L7S_B16 != 0;            // float4 loads of the streamed operand
+constexpr int THREADS = 256, WARPS = THREADS / 32;
+// stream-B
+constexpr int STRIP = 128;                   // columns of C per block: 32 lanes x 4
+constexpr int UB = R >= 16 ? 4 : 8;          // rows of B a warp has in flight (fewer where 64 accumulators live)
+constexpr int KC_B = 256;                    // k rows per chunk of A in shared memory (4 or 8 turns per warp)
+// stream-A
+constexpr int RA = 4;                        // rows of A per warp (each float of B read from shared memory serves 4)
+constexpr int ROWS_A = WARPS * RA;           // rows of C per block
+constexpr int STEP_A = 32 * 4;               // k a warp covers per load of every lane
+constexpr int SA = R >= 8 ? 1 : 2;           // steps a warp has in flight per row
+constexpr int KC_A = R >= 16 ? 256 : 512;    // k per chunk of B in shared memory
+constexpr int PG = (R % 2) ? R : R + 1;      // float4 per group of 4 k rows: odd, so 8 lanes hit 8 bank groups
+static_assert(R == 1 || R == 2 || R == 4 || R == 8 || R == 16, "L7S_ROWS is a power of two up to 16");
+static_assert(KC_B % (WARPS * UB) == 0 && KC_A % (SA * STEP_A) == 0 && KC_B >= STRIP, "chunks hold whole turns");
+}  // namespace l7s
+// [end-region: stream-shape]
+
+// Streamed loads: read once, so marked evict-first (ld.global.cs), leaving L2 to the small operand.
+__device__ __forceinline__ float4 stream_load4(const float* p) { return __ldcs(reinterpret_cast<const float4*>(p)); }
+__device__ __forceinline__ float stream_load(const float* p) { return __ldcs(p); }
+
+// [region: stream-b]
+// One row k of B for this thread: 4 columns from `col` (float4) or col, col + 32, col + 64, col + 96; zeros
+// past N and for k outside the slice.
+__device__ __forceinline__ void stream_b_row(const float* B, int ldb, int N, int k, int k_end, int col, float (&v)[4])
+{
+#pragma unroll
+    for (int e = 0; e < 4; ++e) v[e] = 0.0f;
+    if (k >= k_end) return;
+    const float* row = B + static_cast<size_t>(k) * ldb;
+    if (l7s::V4) {
+        if (col + 4 <= N) {
+            const float4 t = stream_load4(row + col);
+            v[0] = t.x; v[1] = t.y; v[2] = t.z; v[3] = t.w;
+        } else {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) if (col + e < N) v[e] = stream_load(row + col + e);
+        }
+    } else {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) if (col + 32 * e < N) v[e] = stream_load(row + col + 32 * e);
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(l7s::THREADS, L7S_MIN_BLOCKS)
+sgemm_stream_b(SGEMM_ARGS, float* __restrict__ partials, int ldp, int k_per_split)
+{
+    using namespace l7s;
+    __shared__ __align__(16) float As[R * KC_B];   // As[m][k]: the chunk of A (zeros past M and the slice)
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int col0 = blockIdx.x * STRIP;
+    const int col = col0 + (V4 ? 4 * lane : lane);
+    const int k_begin = blockIdx.z * k_per_split;
+    const int k_end = min(K, k_begin + k_per_split);
+
+    float acc[R][4] = {};
+    for (int kc = k_begin; kc < k_end; kc += KC_B) {
+#pragma unroll 1
+        for (int turn = 0; turn < KC_B / (WARPS * UB); ++turn) {
+            const int kl = (turn * WARPS + warp) * UB;   // this warp's first row in the chunk
+            float v[UB][4];
+#pragma unroll
+            for (int u = 0; u < UB; ++u) stream_b_row(B, ldb, N, kc + kl + u, k_end, col, v[u]);
+            if (turn == 0) {   // the chunk of A, while the first rows of B are on their way
+                __syncthreads();
+#pragma unroll 4
+                for (int i = 0; i < R * KC_B / THREADS; ++i) {
+                    const int idx = tid + i * THREADS, m = idx / KC_B, k = kc + idx % KC_B;
+                    As[idx] = (m < M && k < k_end) ? A[static_cast<size_t>(m) * lda + k] : 0.0f;
+                }
+                __syncthreads();
+            }
+#pragma unroll
+            for (int m = 0; m < R; ++m) {
+                float a[UB];
+#pragma unroll
+                for (int u = 0; u < UB; u += 4) load4<true>(As + m * KC_B + kl + u, a + u);
+#pragma unroll
+                for (int u = 0; u < UB; ++u)
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) acc[m][e] += a[u] * v[u][e];
+            }
+        }
+    }
+
+    // The 8 warps' sums, added in warp order into red[m][column] (the chunk buffer, no longer read).
+    float* red = As;
+    __syncthreads();
+#pragma unroll 1
+    for (int w = 0; w < WARPS; ++w) {
+        if (warp == w) {
+#pragma unroll
+            for (int m = 0; m < R; ++m)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    float& r = red[m * STRIP + (V4 ? 4 * lane + e : lane + 32 * e)];
+                    r = w == 0 ? acc[m][e] : r + acc[m][e];
+                }
+        }
+        __syncthreads();
+    }
+    const bool rows_aligned = rows_16_byte_aligned(C, ldc);
+    for (int g = tid; g < M * (STRIP / 4); g += THREADS) {
+        const int m = g / (STRIP / 4), c = col0 + 4 * (g % (STRIP / 4));
+        if (c >= N) continue;
+        float v[4];
+        load4<true>(red + m * STRIP + (c - col0), v);
+        if (gridDim.z == 1) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) v[e] *= alpha;
+            store_group(C + static_cast<size_t>(m) * ldc, c, N, rows_aligned, v, beta);
+        } else {
+            *reinterpret_cast<float4*>(partials + (static_cast<size_t>(blockIdx.z) * M + m) * ldp + c) =
+                make_float4(v[0], v[1], v[2], v[3]);
+        }
+    }
+}
+// [end-region: stream-b]
+
+// [region: stream-a]
+// This lane's 4 values of one row of A at the step starting at k0: k0 + 4 lane .. + 3 (float4) or k0 + lane,
+// + 32, + 64, + 96; zeros past the slice and for rows past M.
+__device__ __forceinline__ void stream_a_step(const float* row, bool inside, int k0, int k_end, int lane, float (&v)[4])
+{
+#pragma unroll
+    for (int e = 0; e < 4; ++e) v[e] = 0.0f;
+    if (!inside) return;
+    if (l7s::V4) {
+        const int k = k0 + 4 * lane;
+        if (k + 4 <= k_end) {
+            const float4 t = stream_load4(row + k);
+            v[0] = t.x; v[1] = t.y; v[2] = t.z; v[3] = t.w;
+        } else {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) if (k + e < k_end) v[e] = stream_load(row + k + e);
+        }
+    } else {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) if (k0 + lane + 32 * e < k_end) v[e] = stream_load(row + k0 + lane + 32 * e);
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(l7s::THREADS, L7S_MIN_BLOCKS)
+sgemm_stream_a(SGEMM_ARGS, float* __restrict__ partials, int ldp, int k_per_split)
+{
+    using namespace l7s;
+    // Bs[group][n] float4: group g of the chunk holds the 4 k rows one lane multiplies at once, column n.
+    __shared__ __align__(16) float Bs[KC_A / 4 * PG * 4];
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int row0 = blockIdx.x * ROWS_A + warp * RA;
+    const int k_begin = blockIdx.z * k_per_split;
+    const int k_end = min(K, k_begin + k_per_split);
+    const float* rows[RA];
+#pragma unroll
+    for (int r = 0; r < RA; ++r) rows[r] = A + static_cast<size_t>(min(row0 + r, M - 1)) * lda;
+
+    float acc[RA][R] = {};
+    for (int kc = k_begin; kc < k_end; kc += KC_A) {
+#pragma unroll 1
+        for (int turn = 0; turn < KC_A / (SA * STEP_A); ++turn) {
+            float a[SA][RA][4];
+#pragma unroll
+            for (int s = 0; s < SA; ++s)
+#pragma unroll
+                for (int r = 0; r < RA; ++r)
+                    stream_a_step(rows[r], row0 + r < M, kc + (SA * turn + s) * STEP_A, k_end, lane, a[s][r]);
+            if (turn == 0) {   // the chunk of B, while the first steps of A are on their way
+                __syncthreads();
+#pragma unroll 4
+                for (int i = 0; i < KC_A * R / THREADS; ++i) {
+                    const int idx = tid + i * THREADS, p = idx / R, n = idx % R, k = kc + p;
+                    // where lane l's value e of step s lives: k = s*128 + 4l + e (float4) or s*128 + l + 32e
+                    const int s = p / STEP_A, q = p % STEP_A;
+                    const int g = V4 ? p / 4 : s * 32 + q % 32, e = V4 ? p % 4 : q / 32;
+                    Bs[(g * PG + n) * 4 + e] = (n < N && k < k_end) ? B[static_cast<size_t>(k) * ldb + n] : 0.0f;
+                }
+                __syncthreads();
+            }
+#pragma unroll
+            for (int s = 0; s < SA; ++s) {
+                const int g = (SA * turn + s) * 32 + lane;
+#pragma unroll
+                for (int n = 0; n < R; ++n) {
+                    float b[4];
+                    load4<true>(Bs + (g * PG + n) * 4, b);
+#pragma unroll
+                    for (int r = 0; r < RA; ++r)
+#pragma unroll
+                        for (int e = 0; e < 4; ++e) acc[r][n] += a[s][r][e] * b[e];
+                }
+            }
+        }
+    }
+
+    // The lanes' sums: a butterfly (xor 16, 8, 4, 2, 1) leaves every lane with the same total.
+#pragma unroll
+    for (int r = 0; r < RA; ++r)
+#pragma unroll
+        for (int n = 0; n < R; ++n)
+#pragma unroll
+            for (int off = 16; off > 0; off /= 2) acc[r][n] += __shfl_xor_sync(0xffffffffu, acc[r][n], off);
+    if (lane != 0) return;
+    const bool rows_aligned = rows_16_byte_aligned(C, ldc);
+#pragma unroll
+    for (int r = 0; r < RA; ++r) {
+        if (row0 + r >= M) continue;
+#pragma unroll
+        for (int c = 0; c < R; c += 4) {
+            if (c >= N) continue;
+            float v[4];
+#pragma unroll
+            for (int e = 0; e < 4; ++e) v[e] = c + e < R ? acc[r][c + e] : 0.0f;
+            if (gridDim.z == 1) {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) v[e] *= alpha;
+                store_group(C + static_cast<size_t>(row0 + r) * ldc, c, N, rows_aligned, v, beta);
+            } else {
+                *reinterpret_cast<float4*>(partials + (static_cast<size_t>(blockIdx.z) * M + row0 + r) * ldp + c) =
+                    make_float4(v[0], v[1], v[2], v[3]);
+            }
+        }
+    }
+}
+// [end-region: stream-a]
+#endif

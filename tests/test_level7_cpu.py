@@ -441,3 +441,94 @@ def test_experiments_record_both_questions():
     for r in data["rows"]:
         assert all(e < 1e-5 for e in r["rel_errors"]), r
         assert r["speedup"] == pytest.approx(r["shipped_ms"] / r["variant_ms"])
+
+
+# ----------------------------------------------------------------------------- the streaming path (M or N <= 16)
+
+H200 = devices.profile("H200")
+
+
+@pytest.mark.parametrize("limits", [H100, H200], ids=lambda d: d.name)
+def test_the_model_streams_decode_shapes_and_not_the_zoo(limits):
+    assert model.choose(1, 4096, 4096, limits).candidate.tile.name == "stream-B"
+    assert model.choose(4096, 8, 11008, limits).candidate.tile.name == "stream-A"
+    for shape in model.ZOO:
+        assert not model.choose(*shape, limits).is_stream, shape
+    assert model.stream_candidates(17, 17, limits) == []          # neither side small enough
+
+
+def test_stream_prediction_by_hand():
+    cand = model.stream_candidate("stream-B", 1, 4096, H100)
+    assert (cand.tile.rows, cand.tile.BM, cand.tile.BN, cand.BK) == (1, 1, 128, 256)
+    kw = dict(efficiency={"stream-B": 0.5}, launch_us=3.0, fill_blocks=2, reduce_launch_us=1.0, workspace_bandwidth=2.0)
+    p = model.predict_stream(1, 4096, 4096, cand, 8, H100, H100_GBS, **kw)
+    moved = 4 * (4096 + 4096 * 4096 + 8 * 4096)
+    assert p.moved_bytes == moved and (p.blocks, p.k_per_split) == (256, 512)
+    # 256 blocks on 132 SMs: the busiest streams 2 (enough to draw its share: fill 1) at half of 3350 / 132 GB/s
+    assert p.gemm_us == pytest.approx(3.0 + moved / 256 * 2 / (3350 * 0.5 / 132 * 1e3))
+    assert p.reduce_us == pytest.approx(1.0 + 2 * 8 * 4096 * 4 / (3350 * 2.0 * 1e3))
+    one = model.predict_stream(1, 4096, 4096, cand, 1, H100, H100_GBS, **kw)   # 32 blocks, one per SM: fill 1/2
+    assert one.gemm_us == pytest.approx(3.0 + 4 * (4096 + 4096 * 4096 + 4096) / 32 / (3350 * 0.5 / 132 * 0.5 * 1e3))
+    assert model.stream_rows(1) == 1 and model.stream_rows(3) == 4 and model.stream_rows(13) == 16
+    assert "stream-B (1 rows) x split 8" in model.waves_text(p)
+
+
+@pytest.mark.parametrize("kwargs,words", [
+    (dict(M=17, N=4096, K=64, tile="stream-B"), ("stream-B", "M = 17", "16 이하")),
+    (dict(M=4096, N=32, K=64, tile="stream-A"), ("stream-A", "N = 32")),
+    (dict(M=4, N=4096, K=600, tile="stream-B", split=4), ("3조각만",)),
+    (dict(M=4, N=4096, K=600, tile="stream-B", split=0), ("1 이상의 정수",)),
+    (dict(M=4, N=4096, K=64, tile="stream-C"), ("stream-B", "tile")),
+])
+def test_forced_stream_refusals_are_korean(kwargs, words):
+    with pytest.raises(KernelInputError) as err:
+        _forced(**kwargs)
+    for w in words:
+        assert w in str(err.value), (w, str(err.value))
+
+
+def test_forced_stream_prediction():
+    p = _forced(8, 11008, 4096, "stream-B", 4)
+    assert p.is_stream and p.split == 4 and p.candidate.tile.rows == 8
+
+
+def _stream_forms() -> list:
+    return [(name, rows, b16) for name in model.STREAM_NAMES for rows in model.STREAM_MIN_BLOCKS for b16 in (True, False)]
+
+
+def test_every_stream_form_fits_every_listed_gpu():
+    """Registers as ptxas allocates them per cc: no spills, within the launch bounds; the static shared memory the
+    model assumes; at least the blocks per SM the launch bounds promise, on every listed GPU."""
+    archs = sorted({d.arch for d in devices.PROFILES.values()})
+
+    def job(key):
+        arch, (name, rows, b16) = key
+        tile = model.stream_tile(name, rows)
+        text = level7.compiler.variant_source(level7.FILE, {"L7S_ROWS": rows, "L7S_B16": int(b16),
+                                                            "L7S_MIN_BLOCKS": tile.min_blocks})
+        kernel = level7.STREAM_KERNELS[name]
+        res = sass.resource_usage(level7.FILE, arch, text)[kernel]
+        spills = sum(n for op, n in sass.opcodes(sass.disassemble(level7.FILE, arch, text)[kernel]).items()
+                     if op.startswith(("LDL", "STL")))
+        return key, tile, res, spills
+
+    with ThreadPoolExecutor(2) as pool:
+        found = list(pool.map(job, [(a, f) for a in archs for f in _stream_forms()]))
+    for (arch, form), tile, res, spills in found:
+        assert spills == 0 and res["local_bytes"] == 0, (arch, form, res)
+        assert res["registers"] <= tile.register_cap, (arch, form, res)
+        reserved = sass.SYSTEM_SMEM_BYTES if arch >= "sm_90" and res["smem_static"] else 0
+        assert res["smem_static"] - reserved == tile.smem_static, (arch, form, res)
+        for limits in devices.PROFILES.values():
+            if limits.arch != arch:
+                continue
+            occ = devices.occupancy(limits, tile.threads, res["registers"], tile.smem_static)
+            assert occ["blocks_per_sm"] >= min(tile.min_blocks, limits.max_threads_per_sm // tile.threads), (form, limits.name)
+            assert model.stream_candidate(form[0], rows := tile.rows, rows, limits) is not None
+
+
+def test_stream_regions_exist_and_use_no_atomics():
+    for name in ("stream-design", "stream-shape", "stream-b", "stream-a"):
+        assert source.region(level7.FILE, name)
+    text = source.region(level7.FILE, "stream-b") + source.region(level7.FILE, "stream-a")
+    assert "atomic" not in text and "fixed order" in source.region(level7.FILE, "stream-design")

@@ -288,3 +288,80 @@ def test_alpha_zero_with_inf_in_a(force):
     C = C0.copy()
     launch.run("sgemm_shape_aware", A, B, C, alpha=0.0, beta=-2.0)
     assert bool(cupy.array_equal(C, cupy.float32(-2.0) * C0))
+
+
+# ----------------------------------------------------------------------------- the streaming path (M or N <= 16)
+
+def _stream_case(M, N, K, name, split, seed, alpha=1.0, beta=0.0, layout=None, b16=None, ptx_arch=None):
+    prepared = _run_case(M, N, K, seed, alpha, beta, layout, tile=name, split=split, b16=b16, ptx_arch=ptx_arch)
+    assert isinstance(prepared, level7.StreamLaunch) and prepared.choice.candidate.tile.name == name
+    return prepared
+
+
+def _stream_splits(K: int, cand: model.Candidate) -> list[int]:
+    ok = level7.valid_splits(K, cand, limit=16)
+    return sorted({ok[0], ok[len(ok) // 2], ok[-1]})
+
+
+@pytest.mark.parametrize("name", model.STREAM_NAMES)
+def test_stream_every_small_size_odd_k_and_splits(name):
+    """Small side 1 .. 16 (every bucket, with 3, 5, 13 inside one), odd K (1 and 4133 included), the big side odd
+    (the 4-byte path) and a multiple of 4 (float4), every bucket at one, a middle and the most slices; C NaN."""
+    big_sides = (1029, 260)
+    for i, small in enumerate((1, 2, 3, 4, 5, 8, 13, 16)):
+        for j, K in enumerate((1, 37, 4133)):
+            big = big_sides[(i + j) % 2]
+            M, N = (small, big) if name == "stream-B" else (big, small)
+            cand = model.stream_candidate(name, M, N, level7.device_model()[0])
+            for split in _stream_splits(K, cand):
+                alpha, beta = ALPHA_BETA_CASES[(i + j + split) % len(ALPHA_BETA_CASES)]
+                p = _stream_case(M, N, K, name, split, 40 * i + 7 * j + split, alpha, beta)
+                wide = p.plan.ldb if name == "stream-B" else p.plan.lda
+                assert p.b16 == (wide % 4 == 0), p.describe()
+
+
+@pytest.mark.parametrize("name", model.STREAM_NAMES)
+@pytest.mark.parametrize("layout", [{"offset": 1}, {"ld_pad": 3}, {"ld_pad": 4}], ids=str)
+def test_stream_views_with_leading_dimensions(name, layout):
+    """Views: 4 bytes in (4-byte loads, element-wise C), padded rows (16-byte loads where ld % 4 == 0)."""
+    M, N = (5, 777) if name == "stream-B" else (777, 5)
+    for split in (1, 3):
+        p = _stream_case(M, N, 900, name, split, 77 + split, 1.5, 0.5, layout)
+        assert not p.staged
+        if layout.get("offset"):
+            assert not p.b16
+
+
+@pytest.mark.parametrize("name", model.STREAM_NAMES)
+def test_stream_alpha_zero_and_forced_widths(name):
+    import cupy
+
+    M, N, K = (3, 300, 600) if name == "stream-B" else (300, 3, 600)
+    A, B = random_matrix(M, K, 5), random_matrix(K, N, 6)
+    A[0, 0], B[0, 0] = cupy.inf, cupy.nan
+    C0 = random_matrix(M, N, 7)
+    C = C0.copy()
+    level7.run(A, B, C, 0.0, 0.5, tile=name, split=2)
+    assert bool(cupy.array_equal(C, cupy.float32(0.5) * C0))
+    _stream_case(M, N, K, name, 2, 9, 2.0, -1.0, b16=False)          # 4-byte loads on aligned rows
+    _stream_case(M, N, K, name, 1, 9, 1.0, 0.0, ptx_arch="compute_75")  # the T4's code path
+
+
+def test_stream_results_are_bitwise_identical_run_to_run():
+    import cupy
+
+    for M, N, K, name, split in [(13, 4100, 5000, "stream-B", 8), (4100, 13, 5000, "stream-A", 4),
+                                 (1, 4096, 4096, "stream-B", 16)]:
+        A, B, C0 = random_matrix(M, K, 1), random_matrix(K, N, 2), random_matrix(M, N, 3)
+        results = []
+        for _ in range(3):
+            C = C0.copy()
+            level7.prepare(A, B, C, 0.75, 0.5, tile=name, split=split)()
+            results.append(C.view(cupy.uint32).copy())
+        assert all(bool(cupy.array_equal(results[0], r)) for r in results[1:]), (M, N, K, split)
+
+
+def test_the_dispatcher_streams_decode_shapes():
+    for M, N, K in [(1, 4096, 4096), (4096, 8, 11008), (16, 1000, 3000), (3000, 7, 1000)]:
+        p = _run_case(M, N, K, 3, 1.0, 0.0)
+        assert isinstance(p, level7.StreamLaunch), p.describe()

@@ -6,7 +6,8 @@
     compute-sanitizer --tool racecheck --error-exitcode 3 python tools/sanitize_level7.py --quick
     compute-sanitizer --tool memcheck  --error-exitcode 3 python tools/sanitize_level7.py --quick --tall
 
-Paths: each tile in this GPU's ring and in the T4's (BK 8), one K slice and three (workspace and
+Paths: the streaming kernels (stream-B, stream-A; 16- and 4-byte loads; one K slice and three), each tile in
+this GPU's ring and in the T4's (BK 8), one K slice and three (workspace and
 reduction), B in 16-byte and 4-byte copies, C as float4 and element by element (an offset view), and
 the PTX-for-compute_75 path (no cp.async). Inputs come from NumPy and the reference is computed on the
 CPU in float64, so every kernel the sanitizer sees is Level 7's. Prints one line per case; exits 1 when
@@ -73,6 +74,10 @@ def cases(quick: bool = False, tall: bool = False):
                 for i, shape in enumerate(SHAPES):
                     yield run_case(shape, t.name, split, 0.5 if (split + i) % 2 else 0.0)
     os.environ[devices.PROFILE_ENV] = ""
+    for name, shape in (("stream-B", (5, 260, 700)), ("stream-B", (13, 29, 700)), ("stream-A", (260, 5, 1300)),
+                        ("stream-A", (29, 13, 703))):   # 16-byte and 4-byte streamed rows
+        for split in (1, 3):
+            yield run_case(shape, name, split, 0.5 if split == 3 else 0.0)
     if tall:
         yield run_case((4_194_305, 5, 16), "64x128", 1, 0.0)                       # 65,537 tiles along x
         yield run_case((4_194_305, 5, 32), "64x128", 2, 0.5)                       # ... in two K slices
