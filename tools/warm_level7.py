@@ -26,7 +26,8 @@ def jobs(all_profiles: bool, levels: bool) -> list[tuple]:
     profiles = list(devices.PROFILES.values()) if all_profiles else [level7.device_model()[0]]
     forms = {}
     for limits in profiles:
-        for cand in model.candidates(limits):
+        # every ring a shape may choose (model.ring_candidates), not only each tile's deepest
+        for cand in model.ring_candidates(limits):
             for b16 in (True, False):
                 forms[(cand.tile.name, cand.BK, cand.STAGES, b16)] = ("level7", cand, b16)
     out = list(forms.values())
