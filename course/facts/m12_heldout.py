@@ -36,6 +36,18 @@ def _heldout_shapes() -> tuple:
     return model.HELDOUT
 
 
+def _smallest_bm() -> int:
+    from kernels import level7_model as model
+
+    return min(t.BM for t in model.TILES)
+
+
+def _pairs(shape: tuple) -> tuple:
+    """(M, K), (K, N), (M, N): the three matrices' sizes whose sum, times 4 bytes, is the least traffic."""
+    M, N, K = shape
+    return ((M, K), (K, N), (M, N))
+
+
 def intensity(M: int, N: int, K: int) -> float:
     """FLOP per byte of the bytes an SGEMM must move at least (A and B read once, C written once):
     2MNK / 4(MK + KN + MN) = (M / 2) / (1 + M/N + M/K)."""
@@ -142,7 +154,8 @@ def heldout_facts(record: dict | None, tuning_record: dict) -> dict[str, str]:
     ai1 = intensity(*DECODE_EXAMPLE)
     static = {"ai_m1": f"{ai1:.2f}", "ai_m16": f"{intensity(16, *LAYER):.1f}",
               "ai_m128": f"{intensity(128, *LAYER):.0f}", "small_side": str(SMALL_SIDE),
-              "pass_share": f"{PASS_SHARE:.2f}", "ho_listed": str(len(_heldout_shapes()))}
+              "pass_share": f"{PASS_SHARE:.2f}", "ho_listed": str(len(_heldout_shapes())),
+              "tile_bm_min": str(_smallest_bm())}
     if record is None:
         return static | {name: MISSING for name in RECORD_FACTS}
     n = heldout_numbers(record, tuning_record)
@@ -167,6 +180,8 @@ def heldout_facts(record: dict | None, tuning_record: dict) -> dict[str, str]:
         "ho_dram_gbs": f"{n['dram_gbs']:,.0f}", "ho_peak_tf": f"{n['peak_gflops'] / 1000:.1f}",
         "ho_ridge": f"{n['ridge']:.1f}", "crossover_m": str(n["crossover_m"]),
         "tuning_device": tuning_record["device"],
+        "tile_waste_us": f"{2.0 * _smallest_bm() * DECODE_EXAMPLE[1] * DECODE_EXAMPLE[2] / (n['peak_gflops'] * 1e3):.0f}",
+        "byte_floor_us": f"{4 * sum(a * b for a, b in _pairs(DECODE_EXAMPLE)) / (n['dram_gbs'] * 1e3):.0f}",
         "device_note": ("두 기록은 같은 GPU에서 잰 것입니다" if record["device"] == tuning_record["device"] else
                         f"두 기록의 GPU가 다르므로({tuning_record['device']}, {record['device']}) 이 차이에는 GPU의 "
                         "차이도 섞여 있습니다"),
@@ -179,7 +194,7 @@ RECORD_FACTS = ("ho_device", "ho_date", "ho_n", "ho_n_regret", "ho_geomean", "ho
                 "ho_regret_max_shape", "ho_n_regret_zero", "fit_regret_mean", "fit_regret_max",
                 "check_regret_mean", "regret_direction", "mb_n", "mb_geomean", "mb_stream", "mb_frac_min",
                 "mb_frac_max", "mb_frac_median", "mb_cb_frac_median", "ho_dram_gbs", "ho_peak_tf", "ho_ridge",
-                "crossover_m", "tuning_device", "device_note", "sweep_factor")
+                "crossover_m", "tuning_device", "device_note", "sweep_factor", "tile_waste_us", "byte_floor_us")
 
 
 def heldout_claims(record: dict | None, tuning_record: dict, check, complete: bool = True) -> None:
@@ -212,6 +227,10 @@ def heldout_claims(record: dict | None, tuning_record: dict, check, complete: bo
     check(n["ridge"] > intensity(SMALL_SIDE, *LAYER) and n["ridge"] < intensity(128, *LAYER),
           "본문: M ≤ 16의 산술 강도는 꺾임점보다 낮고, M = 128은 꺾임점보다 높다")
     check(n["crossover_m"] > SMALL_SIDE, "본문: 꺾임점에 닿는 M은 16보다 크다 (M ≤ 16은 모두 메모리 쪽)")
+    waste = 2.0 * _smallest_bm() * DECODE_EXAMPLE[1] * DECODE_EXAMPLE[2] / (n["peak_gflops"] * 1e3)
+    floor = 4 * sum(a * b for a, b in _pairs(DECODE_EXAMPLE)) / (n["dram_gbs"] * 1e3)
+    check(waste > floor, "본문: 1×4096×4096에서 가장 작은 타일의 행을 모두 계산하는 시간이 바이트의 하한보다 길다")
+    check(min(min(s[0], s[1]) for s in model.ZOO) > SMALL_SIDE, "본문: M이나 N이 16 이하인 모양은 모양 모음에 없다")
     check(all(f <= 1.02 for f in n["frac"].values()),
           "본문: 메모리 한계 모양의 유효 대역폭은 잰 DRAM 대역폭을 넘지 않는다 (넘으면 L2에서 읽은 것)")
     check(record.get("timing") not in (None, ""), "본문: 기록이 시간을 잰 방식을 적는다")
