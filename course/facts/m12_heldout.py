@@ -326,3 +326,37 @@ def slow_options_not_timed(check):
     check(heldout is not None and heldout.get("sweep_rule", {}).get("predicted_factor", 0) > 1
           and all("not_timed_predicted_slow" in r["sweep"] for r in timed_rows(heldout) if isinstance(r.get("sweep"), dict)),
           "본문: 처음 보는 모양의 후보 가운데 예측이 가장 빠른 예측의 몇 배보다 느린 것은 재지 않았다 (기록이 그 수를 센다)")
+
+
+# ---------------------------------------------------------------------------- the streaming path's constants
+def stream_fit_shapes() -> tuple:
+    """The shapes tools/stream_bench.py fits the streaming constants on (its CALIBRATION, read as text)."""
+    import ast
+
+    tree = ast.parse((REPO_ROOT / "tools" / "stream_bench.py").read_text(encoding="utf-8"))
+    node = next(n for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "CALIBRATION")
+    return tuple(tuple(s) for s in ast.literal_eval(node.value))
+
+
+def _stream_constants():
+    from kernels import level7_model as model
+
+    return getattr(model, "STREAM_EFFICIENCY", {})
+
+
+stream_record = _load("level7_stream.json")
+_fit_shapes = stream_fit_shapes()
+_eff = _stream_constants()
+f.set("stream_fit_shapes", ", ".join(shape_label(*s) for s in _fit_shapes))
+f.set("stream_eff", ", ".join(f"{name} {100 * e:.0f}%" for name, e in _eff.items()) or MISSING)
+
+
+@f.claims
+def stream_constant_sentences(check):
+    from kernels import level7_model as model
+
+    check(bool(_eff) and not set(_fit_shapes) & set(model.HELDOUT),
+          "본문: 스트리밍 효율은 처음 보는 목록 밖의 모양(stream_bench.py의 CALIBRATION)에서 맞춘다")
+    if stream_record is not None and isinstance(stream_record.get("fit"), dict):
+        check(all(math.isclose(_eff[n], stream_record["fit"][n]["efficiency"], rel_tol=1e-2) for n in _eff),
+              "본문: 모델의 스트리밍 효율은 level7_stream.json의 맞춘 값과 같다")
