@@ -126,6 +126,36 @@ def fit(calibration: list[dict], model_gbs: float) -> dict:
     return out
 
 
+MODEL_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "kernels", "level7_model.py")
+
+
+def constants_text(fitted: dict) -> tuple[str, str]:
+    """The model's two streaming lines for a fit: efficiency per kernel, and one fixed cost (their mean)."""
+    eff = ", ".join(f'"{name}": {fitted[name]["efficiency"]:.3f}' for name in model.STREAM_NAMES)
+    launch = sum(fitted[name]["launch_us"] for name in model.STREAM_NAMES) / len(model.STREAM_NAMES)
+    return f"STREAM_EFFICIENCY = {{{eff}}}", f"STREAM_LAUNCH_US = {launch:.2f}"
+
+
+def apply_fit(path: str) -> int:
+    """Put a recorded fit into kernels/level7_model.py, so the model and its record agree."""
+    import re
+
+    with open(path, encoding="utf-8") as fh:
+        fitted = json.load(fh)["fit"]
+    eff_line, launch_line = constants_text(fitted)
+    with open(MODEL_FILE, encoding="utf-8") as fh:
+        text = fh.read()
+    text, n1 = re.subn(r"^STREAM_EFFICIENCY = \{[^}]*\}", eff_line, text, count=1, flags=re.M)
+    text, n2 = re.subn(r"^STREAM_LAUNCH_US = [0-9.]+", launch_line, text, count=1, flags=re.M)
+    if (n1, n2) != (1, 1):
+        print("kernels/level7_model.py: the streaming constants were not found")
+        return 1
+    with open(MODEL_FILE, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    print(eff_line + "\n" + launch_line)
+    return 0
+
+
 def table(results: list[dict], dram: float) -> str:
     lines = [f"DRAM copy: {dram:,.0f} GB/s (read + written)",
              f"{'shape':>18} {'path':>8} {'split':>5} {'us':>8} {'GB/s':>7} {'share':>6} {'cuBLAS us':>9} "
@@ -147,7 +177,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=None, help="JSON file to write")
     ap.add_argument("--quick", action="store_true", help="two shapes only")
+    ap.add_argument("--apply", metavar="JSON", help="write a record's fit into kernels/level7_model.py (no GPU)")
     args = ap.parse_args(argv)
+    if args.apply:
+        return apply_fit(args.apply)
     assert not set(CALIBRATION) & set(model.HELDOUT), "calibration shapes must stay outside HELDOUT"
     dram = dram_copy_gbs()
     print(f"DRAM copy {dram['gbs']:,.0f} GB/s", flush=True)
@@ -165,10 +198,10 @@ def main(argv: list[str] | None = None) -> int:
     print("fit:", json.dumps(fitted))
     bad = [(r["M"], r["N"], r["K"], row["split"]) for r in results + calib for row in r["rows"]
            if not (row["rel_error"] < 1e-5 and row["non_finite"] == 0)]
-    record = {"tool": "tools/stream_bench.py", "git_commit": os.environ.get("COURSE_GIT_COMMIT", ""),
-              "recorded": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-              "device": cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)["name"].decode(),
-              "cupy": cupy.__version__, "tf32": os.environ.get("CUPY_TF32", ""), "dram_copy": dram,
+    from kernels import record as records
+
+    command = " ".join(["python", "tools/stream_bench.py", *(argv if argv is not None else sys.argv[1:])])
+    record = {"tool": "tools/stream_bench.py", **records.provenance(command), "dram_copy": dram,
               "model_bandwidth_gbs": model_gbs, "protocol": timing.PROTOCOL, "shapes": results,
               "calibration": calib, "fit": fitted, "wrong": bad}
     if args.out:

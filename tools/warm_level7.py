@@ -30,6 +30,14 @@ def jobs(all_profiles: bool, levels: bool) -> list[tuple]:
         for cand in model.ring_candidates(limits):
             for b16 in (True, False):
                 forms[(cand.tile.name, cand.BK, cand.STAGES, b16)] = ("level7", cand, b16)
+        # the streaming forms: each bucket of the small side, 16- and 4-byte loads of the streamed operand
+        for name in model.STREAM_NAMES:
+            for rows in (1, 2, 4, 8, 16):
+                cand = model.stream_candidate(name, rows if name == "stream-B" else 4096,
+                                              rows if name == "stream-A" else 4096, limits)
+                for v4 in (True, False):
+                    if cand is not None:
+                        forms[(name, rows, v4)] = ("stream", cand, v4)
     out = list(forms.values())
     if levels:
         one_per_file = {s.file: s.name for s in registry.KERNELS.values() if not s.dispatch}
@@ -45,6 +53,10 @@ def compile_one(job: tuple) -> str:
         _, cand, b16 = job
         level7.kernels_for(cand, b16)
         what = f"{cand.name} b16={int(b16)}"
+    elif job[0] == "stream":
+        _, cand, v4 = job
+        level7.stream_kernels(cand, v4)
+        what = f"{cand.tile.name} rows {cand.tile.rows} v4={int(v4)}"
     else:
         compiler.get_kernel(job[1])
         what = job[1]
