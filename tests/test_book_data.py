@@ -50,7 +50,9 @@ def test_awkward_shapes_record_the_staged_path_and_its_cost():
             assert not r["staged"], r["kernel"]   # A in 4-byte copies: any K, no staging at all
         else:
             assert r["staged"], r["kernel"]       # K or N not a multiple of 4 breaks a float4 rule
-            assert r["kernel_only_ms"] <= r["max_ms"]
+            # the kernel alone on the padded buffers, timed in its own alternation: not slower than the staged
+            # path (its copies included) beyond the two measurements' noise
+            assert r["kernel_only_ms"] <= 1.05 * r["median_ms"], r["kernel"]
 
 
 def test_benchmark_rows_are_complete_and_consistent():
