@@ -14,7 +14,9 @@ $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade
   > "$OUT/wheels.log" 2>&1 || { echo "wheel install failed"; tail -5 "$OUT/wheels.log"; exit 2; }
 export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 CUPY_TF32=0
 $PY -c "import sys, numpy, cupy, plotly, ipywidgets; print('python', sys.version.split()[0], 'numpy', numpy.__version__, 'cupy', cupy.__version__, 'plotly', plotly.__version__, 'ipywidgets', ipywidgets.__version__); print('gpu', cupy.cuda.runtime.getDeviceProperties(0)['name'].decode())"
-pages=$($PY -c "import sys; sys.path.insert(0, 'tools'); import run_chapters; print(' '.join(p.stem for p in run_chapters.chapters() if (run_chapters.REPO / 'notebooks' / (p.stem + '.ipynb')).exists()))")
+# PAGES="m10_profiling m12_shape_aware" runs only those chapters
+pages=${PAGES:-}
+[ -n "$pages" ] || pages=$($PY -c "import sys; sys.path.insert(0, 'tools'); import run_chapters; print(' '.join(p.stem for p in run_chapters.chapters() if (run_chapters.REPO / 'notebooks' / (p.stem + '.ipynb')).exists()))")
 i=0; for page in $pages; do echo "$page" >> "$OUT/group$((i % RUNNERS)).txt"; i=$((i + 1)); done
 for g in $(seq 0 $((RUNNERS - 1))); do
   [ -f "$OUT/group$g.txt" ] || continue
