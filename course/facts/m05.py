@@ -115,6 +115,13 @@ for n in SIZES:
     f.set(f"slowdown_{n}", median_ms("sgemm_naive_strided", n) / median_ms("sgemm_naive", n), ".1f")
 for n in (1024, 4096):
     f.set(f"pk_cublas_{n}", bench.at("cublas", n)["pct_peak"], ".1f")
+def gain(kernel: str) -> float:
+    """How many times faster `kernel` runs at 4096³ than at 1024³ (GFLOP/s ratio)."""
+    return bench.at(kernel, 4096)["gflops"] / bench.at(kernel, 1024)["gflops"]
+
+
+f.set("gain_cublas", gain("cublas"), ".2f")
+f.set("gain_coal", gain("sgemm_coalesced"), ".2f")
 f.set("bench_device", bench.provenance["device"])
 f.set("bench_date", str(bench.provenance["date"])[:10])
 
@@ -125,14 +132,16 @@ def benchmark_directions(check):
     for n in SIZES:
         check(median_ms("sgemm_coalesced", n) < median_ms("sgemm_naive", n), f"본문: Level 1은 모든 크기에서 나이브 커널보다 빠르다 ({n}³)")
         check(median_ms("sgemm_naive", n) < median_ms("sgemm_naive_strided", n), f"본문: 반례는 나이브 커널보다 느리다 ({n}³)")
-    check(bench.at("cublas", 4096)["gflops"] > 1.5 * bench.at("cublas", 1024)["gflops"],
-          "본문: cuBLAS는 1024³에서 4096³으로 가며 크게 빨라진다")
+    cublas_gain, coal_gain = gain("cublas"), gain("sgemm_coalesced")
+    check(cublas_gain > 1.3, "본문: cuBLAS는 1024³에서 4096³으로 가며 크게 빨라진다")
     check(bench.at("sgemm_coalesced", 4096)["pct_cublas"] < bench.at("sgemm_coalesced", 1024)["pct_cublas"],
           "본문: Level 1의 cuBLAS 대비 비율은 4096³이 1024³보다 낮다")
-    coalesced_pct = [bench.at("sgemm_coalesced", n)["pct_cublas"] for n in SIZES]
-    check(coalesced_pct[0] > coalesced_pct[1] > coalesced_pct[2], "본문: Level 1의 cuBLAS 대비 비율은 크기가 커질수록 떨어진다")
-    coalesced_gflops = [bench.at("sgemm_coalesced", n)["gflops"] for n in SIZES]
-    check(max(coalesced_gflops) / min(coalesced_gflops) < 1.3, "본문: Level 1의 처리량은 크기에 따라 크게 달라지지 않는다")
+    check(1 < coal_gain < cublas_gain,
+          "본문: 4096³의 비율이 낮은 것은 Level 1이 느려져서가 아니다: Level 1도 빨라지지만 cuBLAS가 더 많이 빨라진다")
+    coalesced_gflops = {n: bench.at("sgemm_coalesced", n)["gflops"] for n in SIZES}
+    coalesced_pct = {n: bench.at("sgemm_coalesced", n)["pct_cublas"] for n in SIZES}
+    check(max(coalesced_gflops, key=coalesced_gflops.get) == 2048 == max(coalesced_pct, key=coalesced_pct.get),
+          "본문: Level 1은 2048³에서 가장 빠르고, cuBLAS 대비 비율도 2048³에서 가장 높다")
     check(bench.at("cublas", 1024)["pct_peak"] < bench.at("cublas", 4096)["pct_peak"] - 10,
           "본문: 작은 행렬에서는 cuBLAS도 제 속도를 다 내지 못한다")
     check(all(median_ms("sgemm_naive_strided", n) > 3 * median_ms("sgemm_naive", n) for n in SIZES),
@@ -170,16 +179,22 @@ def staging_share(row: dict) -> float:
 _coal_awkward = {(r["M"], r["N"], r["K"]): r for r in bench.provenance["awkward_rows"]
                  if r["kernel"] == "sgemm_coalesced"}
 AWKWARD_BIG, AWKWARD_SMALL = (4095, 4095, 4095), (1000, 1023, 1025)
-f.set("stage_share_big", staging_share(_coal_awkward[AWKWARD_BIG]), ".0f")
-f.set("stage_share_small", staging_share(_coal_awkward[AWKWARD_SMALL]), ".0f")
+f.set("stage_share_big", staging_share(_coal_awkward[AWKWARD_BIG]), ".1f")
+# At the small shape the kernel alone, timed in its own alternation, came out slower than the staged path:
+# the copies cost less than the two measurements differ by
+f.set("kernel_alone_over_small", -staging_share(_coal_awkward[AWKWARD_SMALL]), ".1f")
+STAGING_NOISE_PCT = 5     # two separately timed medians of the same kernel differ by up to a few % (tests/test_book_data.py)
 
 
 @f.claims
 def staging_cost(check):
     """The paragraph on what staging costs: the awkward shapes pay a copy, the level comparisons pay none."""
     big, small = _coal_awkward[AWKWARD_BIG], _coal_awkward[AWKWARD_SMALL]
-    check(big["staged"] and small["staged"] and 0 < staging_share(big) < staging_share(small),
-          "본문: 옮겨 담기는 시간이 들고, 그 몫은 작은 행렬에서 더 크다")
+    check(big["staged"] and small["staged"] and 0 < staging_share(big) < STAGING_NOISE_PCT,
+          "본문: 4095³에서 옮겨 담기는 시간의 몇 %를 쓴다")
+    check(-STAGING_NOISE_PCT < staging_share(small) < 0,
+          "본문: 1000×1023×1025에서는 따로 잰 커널만의 시간이 오히려 길게 나와, 옮겨 담기의 몫이 두 측정의 "
+          "흔들림 안에 묻힌다")
     check(all(not bench.at(k, n).get("staged") for k in FACT_LABELS for n in SIZES),
           "본문: 레벨 비교의 측정(1024–4096³)은 옮겨 담지 않은 정렬된 입력으로 했다")
 
