@@ -90,7 +90,8 @@ def timing_directions(check):
 roof = roofline.recorded_device_roof(bench.provenance)    # its peak and its measured copy bandwidth
 f.set("peak_tflops", roof.peak_gflops / 1000, ".1f")
 f.set("bw_gbs", roof.bandwidth_gbs, ",.0f")
-f.set("ridge_h100", roof.ridge_ai, ".1f")
+f.set("ridge", roof.ridge_ai, ".1f")
+f.set("gpu", bench.provenance["device"].replace("NVIDIA ", "").split()[0])   # short name: "H200"
 f.set("attain_ai4", 4.0 * roof.bandwidth_gbs / 1000, ".1f")
 # The source material's A100 figures (datasheet values it quotes; not measured by this course).
 A100 = roofline.A100_REFERENCE                     # FP32 19.5 TFLOP/s, 2,039 GB/s (A100 80 GB)
@@ -444,6 +445,14 @@ def quiz_q08_numbers(check):
                    f"({naive_profile['dram_bytes'] / 1e9:.2f} → {tiled_profile['dram_bytes'] / 1e9:.2f} GB로 오히려"):
         check(quoted.replace("\n", " ") in " ".join(q8.split()), f"퀴즈 m06-q08: 기록·원 자료와 맞는 값 '{quoted}'")
     check(f"차이는 {100 / 4.0:.0f}배가 아니라 {A100.ridge_ai / 4.0:.1f}배" in q8, "퀴즈 m06-q08: 100/4 = 25배, 9.6/4 = 2.4배")
+    bench_gpu = bench.provenance["device"].replace("NVIDIA ", "").split()[0]
+    profile_gpu = profile_record["device"].replace("NVIDIA ", "").split()[0]
+    check(f"벤치마크를 기록한 {bench_gpu}에서는" in " ".join(q8.split()) and f"프로파일을 잰 {profile_gpu}에서 이 경로는" in q8
+          and roof.ridge_ai > A100.ridge_ai,
+          "퀴즈 m06-q08: 꺾임점은 벤치마크 장치, 경로의 사용률은 프로파일 장치의 이름으로 적는다 (꺾임점은 A100보다 높다)")
+    check(f"기록된 {bench_gpu}의 4096³에서" in quiz_text(6, "m06-q02")
+          and f"{profile_gpu}에서 Nsight Compute로" in quiz_text(6, "m06-q02"),
+          "퀴즈 m06-q02: 속도 향상은 벤치마크 장치, 프로파일은 프로파일 장치의 이름으로 적는다")
     # Item 1 and rubric 3: instructions follow from the widths (LDS.128 for As, 4-byte Bs), not from the 0.25 FLOP/B.
     n128, n32 = base_sass.lds_widths.get("128", 0), base_sass.lds_widths.get("32", 0)
     lds_per_ffma = tiled_profile["smem_ld_instructions"] / (tiled_profile["ffma_instructions"] / 32)
