@@ -38,6 +38,7 @@ level2_profile = kernel_profiles[LEVEL2_KERNEL]
 
 # ============================================================ recorded benchmarks (4096³)
 f.set("b_device", bench_provenance["device"])
+f.set("b_gpu", bench_provenance["device"].replace("NVIDIA ", "").split()[0])   # short name: "H200"
 f.set("b_date", str(bench_provenance["date"])[:10])
 f.set("speedup_l2_l3", bench_4096[LEVEL2_KERNEL]["median_ms"] / bench_4096[LEVEL3_KERNEL]["median_ms"], ".1f")
 for key, kernel in (("rb", LEVEL3_KERNEL), ("pad", PADDED_KERNEL), ("l2", LEVEL2_KERNEL)):
