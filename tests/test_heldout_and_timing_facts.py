@@ -96,7 +96,8 @@ def test_timing_facts_are_computed_from_the_rows(protocols):
     row = next(r for r in protocols["rows"] if (r["M"], r["N"], r["K"]) == m10_timing.TINY)
     assert facts["tiny_old_speed"] == f"{row['per_call']['cublas_ms'] / row['per_call']['level7_ms']:.2f}"
     assert facts["tiny_full_cb_us"] == f"{1000 * row['full']['cublas_ms']:.1f}"
-    assert facts["tiny_hold_cb"].endswith("줄었습니다") and facts["tiny_rot_cb"].endswith("늘었습니다")
+    assert facts["tiny_hold_cb"].endswith("줄었습니다") and facts["tiny_rot_cb"] == "거의 그대로였습니다"
+    assert facts["mid_rot_cb"].endswith("늘었습니다") and facts["mid_mib"] == "12"
     assert facts["t_l2_multiple"] == "2" and facts["tiny_mib"] == "64"
 
 
@@ -106,6 +107,17 @@ def test_timing_claims_hold_on_the_fixture_and_fail_when_the_hold_does_not_help(
     row = next(r for r in spoiled["rows"] if (r["M"], r["N"], r["K"]) == m10_timing.TINY)
     row["hold_only"]["cublas_ms"] = 2 * row["per_call"]["cublas_ms"]
     assert any("홀드" in f for f in _timing_failures(spoiled))
+
+
+def test_timing_claims_fail_when_a_warm_l2_does_not_help_or_per_call_agrees(protocols):
+    spoiled = copy.deepcopy(protocols)
+    mid = next(r for r in spoiled["rows"] if (r["M"], r["N"], r["K"]) == m10_timing.MID)
+    mid["full"]["cublas_ms"] = mid["hold_only"]["cublas_ms"]
+    assert any("1024³" in f for f in _timing_failures(spoiled))
+    spoiled = copy.deepcopy(protocols)
+    big = next(r for r in spoiled["rows"] if (r["M"], r["N"], r["K"]) == m10_timing.BIG)
+    big["per_call"] = dict(big["full"])
+    assert any("호출마다 재면" in f for f in _timing_failures(spoiled))
 
 
 def test_a_record_missing_a_protocol_is_named_in_korean(protocols):

@@ -10,7 +10,7 @@ import re
 
 from course.facts import quiz_text
 from course.facts.m10 import (BANDWIDTH_GBS, FLOPS, LANES_PER_SCHEDULER, PEAK_GFLOPS, RIDGE, SIZE, benchmark_of,
-                              cublas_profile, f, ffma_share, profile_of, stall_share_of, tiled_profile)
+                              benchmark_record, cublas_profile, f, ffma_share, profile_of, stall_share_of, tiled_profile)
 from sims import roofline as sim_roofline
 
 
@@ -19,26 +19,30 @@ def _number(text):
 
 
 RIDGE_QUESTIONS = (("m04-q08", 4), ("m06-q08", 6), ("m10-q03", 10))
-H100_RIDGE = re.compile(r"([\d,]+) GFLOP/s ÷ (?:측정한 복사 대역폭 )?([\d,]+) GB/s(?:\(측정한 복사 대역폭\))? ≈ ([\d.]+)")
+RECORDED_RIDGE = re.compile(r"([\d,]+) GFLOP/s ÷ (?:측정한 복사 대역폭 )?([\d,]+) GB/s(?:\(측정한 복사 대역폭\))? ≈ ([\d.]+)")
 QUOTIENT = re.compile(r"([\d,]+(?:\.\d+)?)(?: GFLOP/s)? ÷ ([\d,]+(?:\.\d+)?)(?: GB/s)? ≈ ([\d.]+)")
+# The benchmark record's GPU as the banks name it ("NVIDIA H200" -> "H200"): its peak and measured copy bandwidth
+DEVICE_SHORT = benchmark_record.provenance["device"].replace("NVIDIA ", "").split()[0]
 
 
 @f.claims
 def quiz_ridge_points(check):
-    """Every ridge point the banks of modules 4, 6 and 10 quote: the recorded H100's, and right as arithmetic."""
+    """Every ridge point the banks of modules 4, 6 and 10 quote: the recorded GPU's (benchmarks.json's peak and
+    measured copy bandwidth, on the device the record names), and right as arithmetic."""
     for qid, module in RIDGE_QUESTIONS:
         text = quiz_text(module, qid)
-        h100 = [m for m in H100_RIDGE.findall(text) if _number(m[0]) != 19500]
-        check(h100, f"퀴즈 {qid}: 기록된 H100의 꺾임점을 적는다")
-        for peak, bw, ridge in h100:
+        recorded_ridges = [m for m in RECORDED_RIDGE.findall(text) if _number(m[0]) != 19500]
+        check(recorded_ridges and f"기록한 {DEVICE_SHORT}" in text,
+              f"퀴즈 {qid}: 강좌가 기록한 {DEVICE_SHORT}의 꺾임점을 적는다")
+        for peak, bw, ridge in recorded_ridges:
             check((peak, bw, ridge) == (f"{PEAK_GFLOPS:,.0f}", f"{BANDWIDTH_GBS:,.0f}", f"{RIDGE:.1f}"),
-                  f"퀴즈 {qid}: H100 꺾임점 {peak} ÷ {bw} ≈ {ridge}는 기록의 "
+                  f"퀴즈 {qid}: {DEVICE_SHORT} 꺾임점 {peak} ÷ {bw} ≈ {ridge}는 기록의 "
                   f"{PEAK_GFLOPS:,.0f} ÷ {BANDWIDTH_GBS:,.0f} ≈ {RIDGE:.1f}와 같아야 한다")
         for a, b, q in QUOTIENT.findall(text):          # every "x ÷ y ≈ z" in the question is right as arithmetic
             digits = len(q.split(".")[1]) if "." in q else 0
             check(f"{_number(a) / _number(b):.{digits}f}" == q, f"퀴즈 {qid}: {a} ÷ {b} ≈ {q}")
-        check("22.5" not in text and "3.35 TB/s" not in text and "≈ 20 FLOP/B" not in text,
-              f"퀴즈 {qid}: 예전의 꺾임점(22.5, 데이터시트 20)이 남아 있다")
+        check("22.5" not in text and "3.35 TB/s" not in text and "≈ 20 FLOP/B" not in text and "≈ 22.8" not in text,
+              f"퀴즈 {qid}: 예전의 꺾임점(22.5, 22.8, 데이터시트 20)이 남아 있다")
     for qid, module in (("m06-q08", 6), ("m10-q03", 10)):
         check("A100 40 GB(1,555 GB/s)" in quiz_text(module, qid), f"퀴즈 {qid}: 약 100은 A100 40 GB의 TF32 꺾임점이라고 밝힌다")
     check(f"{156000 / 1555:.0f}" == "100" and f"{156000 / 2039:.0f}" == "77", "퀴즈: TF32 꺾임점 100(40 GB)과 77(80 GB)")
@@ -49,7 +53,8 @@ def quiz_ridge_points(check):
 def quiz_numbers(check):
     """Other recorded numbers the bank of module 10 (course/banks/m10.yaml) quotes."""
     q04, q07 = quiz_text(10, "m10-q04"), quiz_text(10, "m10-q07")
-    check(f"약 {PEAK_GFLOPS / 1000:.1f} TFLOP/s인 H100" in q04, "퀴즈 m10-q04: H100의 FP32 최대 약 66.9 TFLOP/s")
+    check(f"약 {PEAK_GFLOPS / 1000:.1f} TFLOP/s인 {DEVICE_SHORT}" in q04,
+          f"퀴즈 m10-q04: 기록된 {DEVICE_SHORT}의 FP32 최대 약 {PEAK_GFLOPS / 1000:.1f} TFLOP/s")
     check(FLOPS / (3.2e-3) / 1e9 > 2 * 19500 and f"{FLOPS / 8.0e-3 / 1e9:,.0f}" == "17,180",
           "퀴즈 m10-q04: 8.0 ms → 17,180 GFLOP/s, 3.2 ms는 A100 최대의 두 배 넘음")
     check(f"레지스터 {tiled_profile['registers']:.0f}개로 이론 점유율이 {tiled_profile['theoretical_occupancy_pct']:.0f}%인 타일링"

@@ -245,8 +245,28 @@ def no_source_samples_for_levels_3_and_4(check):
 def source_sol_claims_never_measured_here(check):
     devices = {profile_record["device"], benchmark_record.provenance["device"], tuning_record["device"],
                source_stalls_record["device"]}
-    check(devices == {profile_record["device"]} and "A100" not in profile_record["device"],
-          "본문(표의 주석): 원 자료의 주장은 A100의 예상치이고, 이 장의 기록은 모두 기록된 장치(A100이 아님)에서 잰 것이다")
+    check(not any("A100" in d for d in devices), "본문(표의 주석): 원 자료의 주장은 A100의 예상치이고, 이 장의 기록에 A100은 없다")
+    check(source_stalls_record["device"] == profile_record["device"],
+          "본문(표의 주석): 명령별 샘플(source_stalls.json)은 프로파일과 같은 장치에서 잰 것")
+    same = ("sm_count", "clock_mhz", "fp32_lanes_per_sm", "peak_gflops")
+    check(all(profile_record[k] == benchmark_record.provenance[k] for k in same),
+          "본문: 프로파일의 GPU와 벤치마크의 GPU는 SM 수와 최대 클럭이 같아 FP32 지붕이 같다")
+
+
+# The profile's time against a benchmark of the same kernel on the same device (variants.json holds the timed
+# base kernels, recorded on the profile's device): the profile ran at the benchmark's clock (--clock-control none)
+variants_record = json.loads((DATA_DIR / "variants.json").read_text(encoding="utf-8"))
+_l3_same_device = next(r for r in variants_record["rows"]
+                       if r["base"] == REPRESENTATIVE[3] and r["M"] == r["N"] == r["K"] == SIZE)
+f.set("L3_ms_same_device", _l3_same_device["base_ms"], ".2f")
+f.set("var_device", variants_record["device"])
+
+
+@f.claims
+def profile_time_against_a_benchmark_on_its_device(check):
+    check(variants_record["device"] == profile_record["device"], "본문: variants.json은 프로파일과 같은 장치의 기록")
+    check(abs(profile_of[3]["duration_ms"] / _l3_same_device["base_ms"] - 1) < 0.03,
+          "본문: 프로파일 속 Level 3의 시간 ≈ 같은 장치에서 번갈아 잰 Level 3의 시간 (3% 안)")
 
 
 # Level 6's tuner (level6_tuning.json): the configuration with a less unrolled loop (ROLL 2) against the shipped one
