@@ -94,9 +94,9 @@ def level6_against_levels_4_and_5(check):
               f"본문: {n}³에서 Level 6이 Level 4, 5보다 빠르다")
         for k in (LEVEL4_KERNEL, LEVEL5_KERNEL):
             check(90 <= bench_row[(k, n)]["pct_cublas"] < 96, f"본문: {k}는 {n}³에서 cuBLAS 바로 아래(pc_l45_low–pc_l45_high%, 96% 미만)")
-    check(all(abs(bench_row[(k, 2048)]["pct_cublas"] - 100) < 2 for k in KERNELS),
-          "본문: 2048³에서는 세 커널 모두 cuBLAS와 2%p 안(이 크기에서는 Level 6의 이득이 보이지 않는다)")
-    check("H100" in bench_provenance["device"], "본문: 기록된 H100 측정에서 (장의 첫 문단)")
+    at_2048 = [bench_row[(k, 2048)]["pct_cublas"] for k in KERNELS]
+    check(max(at_2048) < 95 and max(at_2048) - min(at_2048) < 2,
+          "본문: 2048³에서는 세 커널이 cuBLAS의 95% 아래에서 2%p 안에 모여 있다(Level 6의 이득이 보이지 않는다)")
 
 
 # ============================================================================ the bar
@@ -142,7 +142,7 @@ def the_bar(check):
     for n, bar in BAR_PCT_CUBLAS.items():
         check(f"{n}^3: {bar:.0f}%" in tuning_record["rule"], "기록된 튜너 규칙의 막대가 이 장의 막대와 같다")
     check(tuning_record["chosen"] == LEVEL6_CONFIG, "본문: 튜너가 고른 구성이 배포된 구성(registry.LEVEL6)이다")
-    for n in BAR_SIZES:
+    for n in BIG:
         for pct in (bench_row[(LEVEL6_KERNEL, n)]["pct_cublas"], shipped_tuning_pct[n]):
             check(abs(pct - 100) < 1, f"본문: 두 기록 모두에서 Level 6과 cuBLAS의 차이가 1%p 안 ({n}³)")
     for i, n in enumerate(BAR_SIZES):
@@ -151,8 +151,7 @@ def the_bar(check):
     side = {n: (bench_row[(LEVEL6_KERNEL, n)]["pct_cublas"] - 100) * (shipped_tuning_pct[n] - 100) for n in BAR_SIZES}
     check(side[4096] < 0 and bench_row[(LEVEL6_KERNEL, 4096)]["pct_cublas"] < 100 < shipped_tuning_pct[4096],
           "본문: 4096³에서 같은 배포 구성의 두 기록이 100%의 양쪽으로 갈린다(benchmarks.json 아래, 튜너 위)")
-    check(all(abs(bench_row[(LEVEL6_KERNEL, n)]["pct_cublas"] - 100) < two_record_gap[n] for n in BAR_SIZES),
-          "본문: benchmarks.json의 Level 6과 cuBLAS의 차이는 두 기록 사이의 차이보다 작다")
+    check(max(two_record_gap[n] for n in BIG) < 1, "본문: 4096³·8192³에서 두 기록의 비율은 1%p 안에서 만난다")
 
 
 # ============================================================================ level6_tuning.json experiments
@@ -820,8 +819,8 @@ def quiz_numbers(check):
           "퀴즈 m11-q06: 2048³에서 GROUP 8 약 100%, GROUP 1과 16 약 94–95%")
     check(waves_at_size[2048].blocks == 128 and SM_COUNT == 132 and p6["dram_pct"] < 6,
           "퀴즈 m11-q06: 블록 128개, SM 132개, DRAM 5% 안팎")
-    check(35 < bench_row[(LEVEL6_KERNEL, 1024)]["pct_cublas"] < 45, "퀴즈 m11-q07: 1024³에서 약 40%")
-    check(65 < per_sm_pct_1024 < 75 and 72 < per_sm_pct_4096 < 80, "퀴즈 m11-q07: SM당 70% 안팎과 76% 안팎")
+    check(32 < bench_row[(LEVEL6_KERNEL, 1024)]["pct_cublas"] < 38, "퀴즈 m11-q07: 1024³에서 약 35%")
+    check(72 < per_sm_pct_1024 < 77 and 72 < per_sm_pct_4096 < 80, "퀴즈 m11-q07: SM당 74% 안팎과 76% 안팎")
     check(waves_at_size[1024].blocks == 32 and waves_1024_alternatives["128x128"].blocks == 64,
           "퀴즈 m11-q07: 블록 32개, Level 4·5는 64개")
     check(round(100 * waves_at_size[1024].blocks / SM_COUNT) == 24, "퀴즈 m11-q07: SM 132개 가운데 32개(24%)만 일한다")
@@ -976,7 +975,7 @@ def quiz_q01_q02_q06_reasons(check):
     m11-q06 reads the big sizes' GROUP differences against the shipped configuration's two records."""
     q1, q2, q6 = (quiz_text(11, q) for q in ("m11-q01", "m11-q02", "m11-q06"))
     check("레인이 32개" in q1 and LANES_PER_SCHEDULER["sm_90"] == 32 and "레인이 16개" in q1
-          and min(LANES_PER_SCHEDULER.values()) == 16, "퀴즈 m11-q01: 발행 자리의 논리는 레인 32개인 H100의 것")
+          and min(LANES_PER_SCHEDULER.values()) == 16, "퀴즈 m11-q01: 발행 자리의 논리는 레인 32개인 sm_90의 것")
     tm, tn = LEVEL6_CONFIG["TM"], LEVEL6_CONFIG["TN"]
     wrong = {"float4를 잊음": tm * tn / (tm + tn), "B만": tm * tn / (tn // 4), "A만": tm * tn / (tm // 4)}
     check((f"{wrong['float4를 잊음']:.1f}", f"{wrong['B만']:g}", f"{wrong['A만']:g}") == ("5.3", "32", "64")
@@ -984,7 +983,11 @@ def quiz_q01_q02_q06_reasons(check):
           "퀴즈 m11-q02: 틀린 답 5.3(float4의 폭을 잊음), 32(B만), 64(A만)")
     for n in BIG:
         group_only = [experiment_pct[key][n] for key in ("base", "g1", "g16")]
-        check(max(group_only) - min(group_only) < two_record_gap[n],
-              f"퀴즈 m11-q06: {n}³의 GROUP 차이는 같은 배포 구성의 두 기록 사이 차이보다 작다")
+        check(max(group_only) - min(group_only) < min(1, 100 * KEEP_MARGIN),
+              f"퀴즈 m11-q06: {n}³의 GROUP 차이는 1%p 안, 튜너가 흔들림으로 넘기는 {100 * KEEP_MARGIN:.0f}%보다 작다")
     check("6%p를 스위즐의 효과로 읽을 수 없다" in q6 and "흔들림이다" not in q6,
           "퀴즈 m11-q06: 2048³의 6%p를 흔들림이라 단정하지 않는다")
+
+
+# The bar at 2048³ across the two records (devices and timing protocols differ): course.facts.m11_bar
+from course.facts import m11_bar  # noqa: E402,F401
