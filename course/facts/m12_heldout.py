@@ -182,9 +182,12 @@ def heldout_facts(record: dict | None, tuning_record: dict) -> dict[str, str]:
         "tuning_device": tuning_record["device"],
         "tile_waste_us": f"{2.0 * _smallest_bm() * DECODE_EXAMPLE[1] * DECODE_EXAMPLE[2] / (n['peak_gflops'] * 1e3):.0f}",
         "byte_floor_us": f"{4 * sum(a * b for a, b in _pairs(DECODE_EXAMPLE)) / (n['dram_gbs'] * 1e3):.0f}",
-        "device_note": ("두 기록은 같은 GPU에서 잰 것입니다" if record["device"] == tuning_record["device"] else
-                        f"두 기록의 GPU가 다르므로({tuning_record['device']}, {record['device']}) 이 차이에는 GPU의 "
-                        "차이도 섞여 있습니다"),
+        "device_note": ("두 기록은 같은 GPU에서 같은 방식으로 잰 것입니다"
+                        if (record["device"], record.get("timing")) == (tuning_record["device"], tuning_record.get("timing"))
+                        else "두 기록은 같은 GPU에서 잰 것이지만 재는 방식이 달라, 이 차이에는 방식의 차이도 섞여 있습니다"
+                        if record["device"] == tuning_record["device"] else
+                        f"두 기록은 GPU({tuning_record['device']}, {record['device']})도 재는 방식(튜너는 CUDA 이벤트의 "
+                        "중앙값, 처음 보는 모양은 GPU 시간)도 다르므로, 이 차이에는 그 차이도 섞여 있습니다"),
         "sweep_factor": f"{record.get('sweep_rule', {}).get('predicted_factor', float('nan')):g}",
     }
 
