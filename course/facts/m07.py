@@ -11,7 +11,7 @@ import re
 from course.facts import Facts, quiz_text
 from course.facts.recorded_sass import sass
 from course.page import recorded
-from kernels import devices
+from kernels import devices, timing
 from kernels.record import DATA_DIR
 from sims import outer_product, roofline
 from sims import warp_tiling                # the same wave model module 11 uses
@@ -40,6 +40,7 @@ level2_profile = kernel_profiles[LEVEL2_KERNEL]
 f.set("b_device", bench_provenance["device"])
 f.set("b_gpu", bench_provenance["device"].replace("NVIDIA ", "").split()[0])   # short name: "H200"
 f.set("b_date", str(bench_provenance["date"])[:10])
+f.set("p_gpu", profile_record["device"].replace("NVIDIA ", "").split()[0])      # the Nsight Compute record's device
 f.set("speedup_l2_l3", bench_4096[LEVEL2_KERNEL]["median_ms"] / bench_4096[LEVEL3_KERNEL]["median_ms"], ".1f")
 for key, kernel in (("rb", LEVEL3_KERNEL), ("pad", PADDED_KERNEL), ("l2", LEVEL2_KERNEL)):
     f.set(f"{key}_ms", bench_4096[kernel]["median_ms"], ".2f")
@@ -255,6 +256,7 @@ PITCH_132 = sass.variant("rb_pad4", SOURCE, lambda text: "#define RB_PAD 4\n" + 
 pitch132_sass = sass.summarize(LEVEL3_KERNEL, "sm_90", variant=PITCH_132)
 f.set("p4_date", str(pitch132_run["date"])[:10])
 f.set("v_date", str(variant_record["date"])[:10])
+f.set("v_gpu", variant_record["device"].replace("NVIDIA ", "").split()[0])      # the variants record's device
 f.set("p4_regs", pitch132_sass.registers, "d")
 f.set("p4_lds128", pitch132_sass.lds_widths.get("128", 0), "d")
 f.set("p4_st_conf_m", pitch132_profile["smem_st_bank_conflicts"] / 1e6, ".1f")
@@ -283,6 +285,15 @@ def pitch_132(check):
           and p4["duration_ms"] < same_run["duration_ms"],
           "본문: 행 간격 132가 4096³에서 조금 빠르다(번갈아 잰 시간, ncu 시간 모두)")
     check(all(0.97 < r["time_ratio"] < 1.0 for r in pitch132_times.values()), "본문: 이득은 몇 % 안쪽으로 작다")
+    check(variant_record["timing"] != timing.PROTOCOL == bench_provenance["timing"]
+          and "CUDA-event" in variant_record["timing"] and "warm-up" in variant_record["timing"]
+          and variant_record["device"] != bench_provenance["device"]
+          and all(r["base"] == LEVEL3_KERNEL and abs(r["variant_ms"] / r["base_ms"] / r["time_ratio"] - 1) < 0.002
+                  for r in pitch132_times.values()),
+          "본문: 행 간격 132의 시간은 벤치마크와 다른 장치에서, 워밍업 뒤 CUDA 이벤트로 잰 이전 방식으로 기본 커널과 "
+          "번갈아 잰 비이고, 비는 같은 기록 안의 두 시간으로 낸 것 (variants.json)")
+    check(p4["M"] == same_run["M"] == 4096 and pitch132_run["device"] == profile_record["device"],
+          "본문: 행 간격 132의 프로파일은 프로파일 장치에서 같은 실행에 기본 커널과 함께 잰 4096³")
     check(0 < padded_sass.lds_widths.get("128", 0) < level3_sass.lds_widths["128"],
           "본문: +1 패딩은 LDS.128 일부를 잃는다(전부가 아님)")
 
@@ -644,18 +655,25 @@ def quiz_numbers(check):
     db_ms = bench.at("sgemm_double_buffer", N4)["median_ms"]
     db_profile = kernel_profiles["sgemm_double_buffer"]
     stalls = {k: v for k, v in level3_profile["stalls"].items() if k != "Selected"}
-    for quoted in (f"명령을 낸 사이클은 {level3_profile['issue_active_pct']:.1f}%뿐",
+    profile_gpu = profile_record["device"].replace("NVIDIA ", "").split()[0]
+    bench_gpu = bench_provenance["device"].replace("NVIDIA ", "").split()[0]
+    profiled_cut = 100 * (1 - db_profile["duration_ms"] / level3_profile["duration_ms"])   # the profile's own times
+    for quoted in (f"{profile_gpu}에서 잰 프로파일에서 명령을 낸 사이클은 {level3_profile['issue_active_pct']:.1f}%뿐",
+                   f"{bench_gpu}의 벤치마크에서",
                    f"1024³에서는 일하는 SM 하나가 자기 FP32 최대의 {per_sm_pct_peak[1024]:.0f}%를",
                    f"4096³에서는 {per_sm_pct_peak[4096]:.0f}%를",
-                   f"명령을 낸 사이클을 {db_profile['issue_active_pct']:.1f}%로",
-                   f"시간을 {100 * (1 - db_ms / bench_4096[LEVEL3_KERNEL]['median_ms']):.0f}% 줄였다"):
+                   f"같은 {profile_gpu} 프로파일에서 명령을 낸 사이클을 {db_profile['issue_active_pct']:.1f}%로",
+                   f"프로파일이 잰 커널 시간을 {profiled_cut:.0f}% 줄였다"):
         check(quoted in " ".join(q7.split()), f"퀴즈 m07-q07: 기록과 맞는 값 '{quoted}'")
+    check(db_profile["M"] == level3_profile["M"] == N4,
+          "퀴즈 m07-q07: 명령을 낸 사이클과 시간의 비는 같은 프로파일, 같은 크기(4096³)의 두 항목에서 나온다")
     check(max(stalls, key=stalls.get) == "Not Selected" and ready_warps(level3_profile) > 1
           and level3_profile["issue_active_pct"] < 70,
           "퀴즈 m07-q07: Not Selected가 가장 큰 스톨이어도 명령을 낸 사이클은 70%도 안 된다 (준비된 워프가 몰려 있다)")
     check(db_profile["theoretical_occupancy_pct"] == level3_profile["theoretical_occupancy_pct"] == 25
-          and db_profile["issue_active_pct"] > level3_profile["issue_active_pct"] and db_ms < bench_4096[LEVEL3_KERNEL]["median_ms"],
-          "퀴즈 m07-q07: 더블 버퍼링은 같은 25% 점유율에서 명령을 낸 사이클을 올리고 더 빠르다")
+          and db_profile["issue_active_pct"] > level3_profile["issue_active_pct"]
+          and db_profile["duration_ms"] < level3_profile["duration_ms"],
+          "퀴즈 m07-q07: 더블 버퍼링은 같은 25% 점유율에서 명령을 낸 사이클을 올리고 (같은 프로파일의 시간으로) 더 빠르다")
     check(per_sm_pct_peak[1024] < per_sm_pct_peak[4096] and bounds3_sass.spills > 0,
           "퀴즈 m07-q07: 블록이 더 있으면 틈이 주지만(1024³ 대 4096³), 셋째 블록의 값은 스필")
     check(roofline.occupancy(256, 128, 8192, "sm_90").occupancy_pct == 25
