@@ -173,6 +173,9 @@ def text_directions(check):
           and profiled_dram_peak_gbs < bench_provenance["bandwidth_gbs"],
           "본문: 프로파일 장치는 FP32 최대가 벤치마크 장치와 같고 DRAM 대역폭은 더 낮아 꺾임점이 더 높다 "
           "(강도는 어느 꺾임점보다도 낮다)")
+    check(all(profile_record[k] == bench_provenance[k] for k in ("sm_count", "clock_mhz", "fp32_lanes_per_sm",
+                                                                   "peak_gflops")),
+          "본문: 두 장치는 SM 수와 클럭이 같아 FP32 최대가 같다 (profiles.json과 benchmarks.json의 SM 수, 레인, 클럭)")
 
 
 @f.claims
@@ -267,7 +270,8 @@ def quiz_numbers(check):
     quoted = (f"({naive_profile['dram_bytes'] / 1e9:.2f} → {level2['dram_bytes'] / 1e9:.2f} GB)",
               f"DRAM 바이트는 {level3['dram_bytes'] / 1e9:.2f} GB",
               f"(그 경로가 {level2['l1_lsu_wavefronts_pct']:.0f}% 바빴다)",
-              f"DRAM은 {level2['dram_pct']:.0f}%만 바빠")
+              f"DRAM은 {level2['dram_pct']:.0f}%만 바빠",
+              f"그래서 {N4}³에서 Level 1보다도 느렸다")
     for q in quoted:
         check(q in " ".join(q8.split()), f"퀴즈 m04-q08: 다음 레벨의 기록 '{q}'")
     check(naive_profile["dram_bytes"] < level2["dram_bytes"] < 1.1 * naive_profile["dram_bytes"]

@@ -67,6 +67,12 @@ level1_gap_pct = (median_ms["sgemm_tiled"] / median_ms["sgemm_coalesced"] - 1) *
 f.set("l2_vs_l1", f"Level 1({median_ms['sgemm_coalesced']:.2f} ms)보다 {level1_gap_pct:.0f}% 느립니다"
       if level1_gap_pct > 0 else f"Level 1({median_ms['sgemm_coalesced']:.2f} ms)보다 {-level1_gap_pct:.0f}% 빠를 뿐입니다")
 tiled_rows = sorted((r for r in bench.rows if r["kernel"] == "sgemm_tiled"), key=lambda r: r["M"])
+# Level 2 against Level 1 at every recorded size (time ratio Level 2 ÷ Level 1): the text names the sizes where
+# Level 2 is behind and the one where it is ahead, since the comparison does not go the same way at every size.
+l2_over_l1 = {r["M"]: r["median_ms"] / benchmark_row("sgemm_coalesced", r["M"])["median_ms"] for r in tiled_rows}
+f.set("l2_over_l1_sizes", ", ".join(f"{n}³ {ratio:.2f}" for n, ratio in sorted(l2_over_l1.items())))
+f.set("l2_ahead_sizes", ", ".join(f"{n}³" for n, ratio in sorted(l2_over_l1.items()) if ratio < 1) or "없음")
+f.set("l2_ahead_max_pct", max((1 - ratio) * 100 for ratio in l2_over_l1.values()), ".0f")
 f.set("pct_cublas_tiled", tiled_bench["pct_cublas"], ".1f")
 tiled_pct_cublas = [r["pct_cublas"] for r in tiled_rows]
 f.set("pct_cublas_range", f"{min(tiled_pct_cublas):.0f}–{max(tiled_pct_cublas):.0f}")
@@ -226,7 +232,12 @@ def profile_directions(check):
           and occupancy_at_33.occupancy_pct < tiled_occupancy.occupancy_pct,
           "본문: 레지스터가 32개까지는 그대로이고, 33개가 되면 이론 점유율이 떨어진다")
     check(median_ms["sgemm_tiled"] > median_ms["sgemm_coalesced"],
-          "본문: 공유 메모리를 도입한 것만으로는 바로 앞 Level의 커널보다 빨라지지 않았다")
+          "본문: 공유 메모리를 도입한 것만으로는 바로 앞 Level의 커널을 확실히 앞서지 못했다 (4096³에서는 느리다)")
+    behind = [n for n, ratio in l2_over_l1.items() if ratio > 1]
+    ahead = [n for n, ratio in l2_over_l1.items() if ratio < 1]
+    check(len(behind) >= 2 and MAIN_SIZE in behind and ahead == [min(l2_over_l1)]
+          and max(1 - ratio for ratio in l2_over_l1.values()) < 0.15,
+          "본문: 큰 두 크기에서는 Level 2가 Level 1보다 느리고, 가장 작은 크기(1024³)에서만 15% 안쪽으로 앞선다")
     pct_naive, pct_tiled = naive["l1_lsu_wavefronts_pct"], tiled["l1_lsu_wavefronts_pct"]
     check(abs(pct_naive / pct_tiled - 1) < 0.02,
           "본문: 두 커널이 L1 데이터 경로를 거의 같은 비율로 쓰니, 바쁜 시간의 비가 속도 향상과 같은 것은 그 사실에서 나온다")

@@ -329,7 +329,7 @@ f.set("fill_gain_1024", fill_gain, ".1f")
 f.set("per_sm_gain_1024", per_sm_gain, ".1f")
 
 
-# Blocks per SM, not the length of K: the shape record (shapes.json, another session) holds Level 3 on shapes
+# Blocks per SM, not the length of K: the shape record (shapes.json, a separate run on the benchmark's device) holds Level 3 on shapes
 # that separate the two (64 blocks with 16× the K of 1024³; 4,096 blocks with K = 1024).
 shape_record = json.loads((DATA_DIR / "shapes.json").read_text(encoding="utf-8"))
 SHAPE_SMS = shape_record["sm_count"]
@@ -707,6 +707,11 @@ def padded_1024_reversal(check):
     slower = {n: bench.at(PADDED_KERNEL, n)["median_ms"] > bench.at(LEVEL3_KERNEL, n)["median_ms"]
               for n in (1024, 2048, 4096)}
     check(slower == {1024: False, 2048: True, 4096: True}, "본문: 1024³에서만 패딩 변형이 기본 커널보다 빠르다")
+    check(level3_profile["M"] == padded_profile["M"] == 4096
+          and level3_profile["duration_ms"] < padded_profile["duration_ms"]
+          and profile_record["device"] != bench_provenance["device"],
+          "본문: 프로파일 장치에서 Nsight Compute가 잰 4096³의 커널 시간도 패딩 변형이 길다 (벤치마크와 방향이 같다; "
+          "두 기록의 장치는 이름으로 적는다)")
 
 
 @f.absence("1024³의 프로파일은 기록에 없어")
