@@ -37,6 +37,9 @@ def the_two_records_at_2048(check):
     small = [r for r in _protocol_rows if r["M"] * r["N"] * r["K"] < 4096 ** 3]
     check(small and all(r["per_call"]["cublas_ms"] > 1.1 * r["full"]["cublas_ms"] for r in small),
           "본문(모듈 10의 기록): 작은 곱셈에서 호출마다 재면 cuBLAS의 시간이 10% 넘게 길게 잡힌다")
+    check(small and all(r["per_call"]["cublas_ms"] / r["full"]["cublas_ms"] > r["per_call"]["level7_ms"] / r["full"]["level7_ms"]
+                        and r["per_call"]["ratio"] > r["full"]["ratio"] for r in small),
+          "본문(모듈 10의 기록): 호출마다 재면 cuBLAS의 시간이 준비된 커널의 시간보다 더 길어져, 비율이 우리 커널 쪽으로 기운다")
 
 
 @f.absence("두 몫을 이 기록으로는 가를 수 없습니다")

@@ -363,3 +363,150 @@ def stream_constant_sentences(check):
     if stream_record is not None and isinstance(stream_record.get("fit"), dict):
         check(all(math.isclose(_eff[n], stream_record["fit"][n]["efficiency"], rel_tol=1e-2) for n in _eff),
               "본문: 모델의 스트리밍 효율은 level7_stream.json의 맞춘 값과 같다")
+
+
+# ---------------------------------------------------------------------------- review 2026-11-29: what the records add
+def devices_dram_h200() -> float:
+    """The DRAM bandwidth the simulator (kernels/level7_model.py's list) uses for the H200."""
+    from kernels import level7_model as model
+
+    return model.dram_gbs(devices.profile("H200"))
+
+
+# The streaming model's two constants as the chapter states them: the fixed cost, and the efficiency as a share of
+# the bandwidth the model lists for the GPU (tools/stream_bench.py fits it against that listed value, not the copy).
+_listed_gbs = (heldout or {}).get("level7_device", {}).get("bandwidth_gbs")
+from kernels.level7_model import STREAM_LAUNCH_US  # noqa: E402
+
+f.set("stream_launch_us", STREAM_LAUNCH_US, ".1f")
+f.set("ho_listed_gbs", f"{_listed_gbs:,.0f}" if _listed_gbs else MISSING)
+f.set("sim_h200_gbs", f"{devices_dram_h200():,.0f}")
+f.set("stream_eff_of_measured", ", ".join(f"{name} {100 * e * _listed_gbs / heldout['dram_gbs_measured']:.0f}%"
+                                          for name, e in _eff.items()) if heldout and _listed_gbs else MISSING)
+
+
+def _bench_shapes() -> tuple:
+    """The shapes tools/stream_bench.py times (its SHAPES, read as text): the kernels' development benchmark."""
+    import ast
+
+    tree = ast.parse((REPO_ROOT / "tools" / "stream_bench.py").read_text(encoding="utf-8"))
+    node = next(n for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "SHAPES")
+    return tuple(tuple(s) for s in ast.literal_eval(node.value))
+
+
+def _side_rows(record: dict, side: int) -> list[dict]:
+    return [r for r in timed_rows(record) if memory_bound(r) and min(r["M"], r["N"]) == side]
+
+
+def _span(values, scale: float = 100, fmt: str = ".0f") -> str:
+    values = list(values)
+    return f"{scale * min(values):{fmt}}–{scale * max(values):{fmt}}"
+
+
+if heldout is not None:
+    _dram = heldout["dram_gbs_measured"]
+    _ones, _sixteens = _side_rows(heldout, 1), _side_rows(heldout, SMALL_SIDE)
+    _frac = lambda r, key="level7_ms": r["bytes_min"] / (r[key] * 1e-3) / (_dram * 1e9)   # noqa: E731
+    f.set("mb1_n", len(_ones), "d")
+    f.set("mb1_l7", _span(_frac(r) for r in _ones))
+    f.set("mb1_cb", _span(_frac(r, "cublas_ms") for r in _ones))
+    f.set("mb1_ratio", _span((r["cublas_ms"] / r["level7_ms"] for r in _ones), 1, ".2f"))
+    f.set("mb16_l7", _span(_frac(r) for r in _sixteens))
+    f.set("mb16_slower", sum(r["cublas_ms"] < r["level7_ms"] for r in _sixteens), "d")
+    f.set("mb_multi_cb", _span(_frac(r, "cublas_ms") for r in timed_rows(heldout) if memory_bound(r) and min(r["M"], r["N"]) > 1))
+    _by_regret = sorted((r for r in timed_rows(heldout) if "regret" in r), key=lambda r: -r["regret"])
+    _top2 = _by_regret[:2]
+    f.set("ho_regret_top2", ", ".join(f"{shape_label(*shape_of(r))} {100 * r['regret']:.1f}%" for r in _top2))
+    f.set("ho_top_pick", choice_text(_top2[0]["choice"]))
+    f.set("ho_top_best", choice_text(_top2[0]["best_measured"]["choice"]))
+    _top_times = _top2[0]["sweep"]["times"]
+    _top_stream = {k: v for k, v in _top_times.items()          # the streaming path cut into K slices (split > 1)
+                   if k.startswith(_top2[0]["choice"]["tile"] + " ") and not k.endswith(" split 1")}
+    f.set("ho_top_meas_span", _span((v * 1000 for v in _top_stream.values()), 1, ".0f"))
+    f.set("sweep_rounds", heldout["sweep_rule"]["rounds"], "d")
+f.set("bench_heldout", ", ".join(shape_label(*s) for s in _bench_shapes() if s in set(_heldout_shapes())))
+
+
+@f.claims
+def review_memory_end_sentences(check):
+    """Review of 2026-11-29: the memory-bound end read by the number of rows, the regret's window, the largest
+    held-out regrets, the streaming model's constants and which held-out shapes the kernels' benchmark timed."""
+    from kernels import level7_model as model
+
+    check(heldout is not None and _listed_gbs is not None and _listed_gbs > heldout["dram_gbs_measured"]
+          and heldout["device"].endswith("H200") and math.isclose(model.dram_gbs(devices.profile("H200")), _listed_gbs, rel_tol=0.01),
+          "본문: 기록한 H200에서 모델이 쓴 DRAM 대역폭(메모리 클럭 × 버스 폭)은 잰 복사 대역폭보다 크고, "
+          "시뮬레이터의 목록 값과 1% 안에서 같다")
+    if stream_record is not None and isinstance(stream_record.get("fit"), dict):
+        launches = [stream_record["fit"][n]["launch_us"] for n in model.STREAM_NAMES]
+        check(math.isclose(model.STREAM_LAUNCH_US, sum(launches) / len(launches), abs_tol=0.05)
+              and math.isclose(stream_record["model_bandwidth_gbs"], _listed_gbs, rel_tol=1e-3),
+              "본문: 고정 비용은 level7_stream.json의 두 값의 평균이고, 효율은 모델의 적힌 대역폭에 대한 비율로 맞췄다")
+    if heldout is None:
+        return
+    ones, sixteens = _side_rows(heldout, 1), _side_rows(heldout, SMALL_SIDE)
+    multi = [r for r in timed_rows(heldout) if memory_bound(r) and min(r["M"], r["N"]) > 1]
+    frac = lambda r, key="level7_ms": r["bytes_min"] / (r[key] * 1e-3) / (heldout["dram_gbs_measured"] * 1e9)  # noqa: E731
+    check(ones and min(frac(r, "cublas_ms") for r in ones) > 0.8 and min(frac(r) for r in ones) > 0.7
+          and all(r["cublas_ms"] / r["level7_ms"] < 1.1 for r in ones)
+          and sum(r["cublas_ms"] / r["level7_ms"] < 1 for r in ones) > len(ones) / 2,
+          "본문: 한 행(M = 1이나 N = 1)에서는 cuBLAS도 잰 대역폭의 80% 넘게 쓰고, Level 7은 70% 넘게 쓰지만 대부분 cuBLAS보다 조금 느리다")
+    check(multi and max(frac(r, "cublas_ms") for r in multi) < 0.6
+          and geomean(r["cublas_ms"] / r["level7_ms"] for r in multi) > 1.2,
+          "본문: 8행과 16행에서는 cuBLAS가 잰 대역폭의 60%에도 못 미치고, Level 7이 평균으로 앞선다")
+    check(sixteens and max(frac(r) for r in sixteens) < 0.6 and min(frac(r) for r in ones) > max(frac(r) for r in sixteens),
+          "본문: 16행에서는 Level 7도 잰 대역폭의 60%에 못 미친다 (한 행보다 낮다)")
+    big_wins = [r for r in timed_rows(heldout) if memory_bound(r) and r["cublas_ms"] / r["level7_ms"] > 1.1]
+    check(big_wins and all(min(r["M"], r["N"]) > 1 for r in big_wins)
+          and 0 < sum(r["cublas_ms"] < r["level7_ms"] for r in sixteens) < len(sixteens),
+          "본문: Level 7이 크게(10% 넘게) 앞서는 메모리 한계 모양은 모두 8행이나 16행이고, 16행 가운데 일부에서는 cuBLAS보다 느리다")
+    top = sorted((r for r in timed_rows(heldout) if "regret" in r), key=lambda r: -r["regret"])[:2]
+    check(all(is_stream(r["choice"]) and r["choice"]["split"] == 8 and r["best_measured"]["choice"]["split"] == 2
+              and r["N"] == 14336 and r["regret"] > 0.1 for r in top),
+          "본문: 후회가 가장 큰 두 모양은 N = 14336의 스트리밍 경로로, 모델은 split 8을 골랐고 split 2가 가장 빨랐다 (10% 넘게)")
+    t = top[0]
+    preds = {p.split: p.total_us for p in model.predictions(*shape_of(t), devices.profile("H200")) if is_stream(
+        {"tile": p.candidate.tile.name})}
+    times = {int(k.rsplit(" ", 1)[1]): v * 1000 for k, v in t["sweep"]["times"].items() if k.startswith("stream-B ")}
+    many = [s for s in times if s > 1]
+    check(max(preds[s] for s in many) / min(preds[s] for s in many) < 1.15
+          and max(times[s] for s in many) / min(times[s] for s in many) > 1.15
+          and max(times[s] for s in many) > 1.3 * max(preds[s] for s in many),
+          "본문: 그 모양에서 모델은 split 2–16을 15% 안에서 비슷하다고 보지만, 잰 시간은 split에 따라 15% 넘게 오르내리고 예측보다 30% 넘게 길다")
+    rule = heldout["sweep_rule"]
+    check(rule["rounds"] == 3 and "own alternation" in rule["note"],
+          "본문: 처음 보는 모양의 후회는 후보들을 한 번의 번갈아 재기(3라운드)에서 잰 시간으로 매긴다")
+    bench = set(_bench_shapes())
+    check(bench & set(_heldout_shapes()) and not set(_fit_shapes) & set(_heldout_shapes()),
+          "본문: stream_bench.py가 커널을 잰 모양에는 처음 보는 모양이 섞여 있고, 상수를 맞춘 모양에는 없다")
+
+
+@f.claims
+def odd_shape_on_the_zoo_gpu(check):
+    """Review of 2026-11-29: the odd shape's loss on the zoo's GPU (H200) is larger than the tuner's records (H100)
+    leave, and on that GPU forcing 4-byte B copies costs 128x128 more than the fitted term charges."""
+    from course.facts.m12 import ODD, b4_mid, experiments, fit_cal, odd_best, ratio, shapes_record
+
+    check(100 * ratio[ODD] < min(odd_best[n]["pct_cublas"] for n in "ab") - 3
+          and shapes_record["device"] != tuning["device"] and experiments["device"] == shapes_record["device"],
+          "본문: 모양 모음(H200)의 128×128은 튜너의 두 기록(H100)에서보다 3%p 넘게 더 뒤진다")
+    check(1 / b4_mid["speedup"] - 1 > 2 * (fit_cal["128x128"]["narrow_b"] - 1),
+          "본문: H200에서 4바이트 B 복사가 128×128에 매긴 값은 H100에 맞춘 항(narrow_b)의 두 배가 넘는다")
+
+
+@f.absence("스트리밍 경로의 프로파일은 기록에 없")
+def stream_path_not_profiled(check):
+    from course.facts.m12 import level7_profiles
+
+    profiled = level7_profiles["profiles"] if level7_profiles else []
+    check(not any(min(q["M"], q["N"]) <= SMALL_SIDE or "stream" in str(q.get("function", "")) for q in profiled),
+          "본문: Nsight Compute 기록(level7_profiles.json)에 스트리밍 커널이나 M, N이 16 이하인 모양이 없다")
+
+
+@f.claims
+def quiz_q09_wasted_rows(check):
+    from course.facts import quiz_text
+
+    q9 = quiz_text(12, "m12-q09")
+    check("256×256처럼" in q9 and f"{256 - 1}행을 버리며" in q9 and "127행" not in q9,
+          "퀴즈 q09: 보기 a의 256×256 타일은 M = 1이면 256행 가운데 255행을 버린다")
