@@ -438,7 +438,8 @@ STREAM_THREADS = 256
 STREAM_MIN_BLOCKS = {1: 4, 2: 2, 4: 2, 8: 2, 16: 2}   # __launch_bounds__ per bucket (no spills on any listed cc)
 # Fitted by tools/stream_bench.py on shapes outside HELDOUT (2 x 8192 x 8192, 16 x 12288 x 6144, their mirrors,
 # and 1 x 2048 x 2048 for the fixed cost): the share of the model's DRAM bandwidth the kernels reach.
-# H200 run of tools/stream_bench.py (fit: stream-B 0.709 / 6.51 us, stream-A 0.655 / 4.46 us; one fixed cost, the mean).
+# The values are the fit recorded in book/data/level7_stream.json (`python tools/stream_bench.py --apply` writes
+# them here; one fixed cost, the mean of the two kernels').
 STREAM_EFFICIENCY = {"stream-B": 0.710, "stream-A": 0.657}
 STREAM_LAUNCH_US = 5.77
 STREAM_FILL = 2                           # blocks per SM that keep enough loads in flight to draw its share

@@ -69,9 +69,14 @@ def plan(M, N, K, device: str = "H100", tile: str = AUTO, split=AUTO) -> model.P
     if tile == AUTO and split == AUTO:
         return choice
     tile = choice.candidate.tile.name if tile == AUTO else tile
-    require(tile in model.TILE_BY_NAME, f"타일 {with_particle(repr(tile), '은')} 없습니다 (tile). 있는 타일: {', '.join(model.TILE_BY_NAME)}")
-    cand = model.ring_for(model.TILE_BY_NAME[tile], limits)
-    require(cand is not None, f"{tile} 타일은 {device}의 공유 메모리에 들어가지 않습니다 (shared memory).")
+    if tile in model.STREAM_NAMES:   # the model's own pick at a decode shape: the streaming path, any split
+        cand = model.stream_candidate(tile, M, N, limits)
+        require(cand is not None, f"{tile} 스트리밍 경로는 작은 쪽이 {model.STREAM_MAX} 이하인 모양에만 씁니다.")
+    else:
+        require(tile in model.TILE_BY_NAME,
+                f"타일 {with_particle(repr(tile), '은')} 없습니다 (tile). 있는 타일: {', '.join(model.TILE_BY_NAME)}")
+        cand = model.ring_for(model.TILE_BY_NAME[tile], limits)
+        require(cand is not None, f"{tile} 타일은 {device}의 공유 메모리에 들어가지 않습니다 (shared memory).")
     if split == AUTO:
         allowed = [p for p in model.predictions(M, N, K, limits) if p.candidate.tile.name == tile]
         require(bool(allowed), f"{tile} 타일로는 이 모양을 실행할 수 없습니다 (그리드 한도).")
@@ -257,7 +262,8 @@ def figure(presets=PRESETS, device: str = "H100", active: int = 0):
 def choice_sentence(M: int, N: int, K: int, device: str = "H100") -> str:
     """"128×4096×4096에서는 64x128 타일 × split 8을 고릅니다" with the particle the reading takes."""
     p = plan(M, N, K, device)
-    return f"{shape_text(M, N, K)}에서는 {p.candidate.tile.name} 타일 × split {with_particle(str(p.split), '을')} 고릅니다"
+    form = f"{p.candidate.tile.name} 타일" if is_tile(p) else f"{path_name(p)} 스트리밍 경로"
+    return f"{shape_text(M, N, K)}에서는 {form} × split {with_particle(str(p.split), '을')} 고릅니다"
 
 
 DECODE_M = (1, 2, 4, 8, 16, 32, 64, 128)

@@ -423,3 +423,11 @@ def test_the_gap_tool_matches_templated_cublas_kernels_by_their_demangled_name(m
     extra = seen["extra"]
     assert extra[extra.index("--kernel-name-base") + 1] == "demangled"
     assert extra[extra.index("--kernel-name") + 1] == "regex:gemm|[Rr]educe"
+
+
+def test_a_split_picked_by_hand_at_a_decode_shape_keeps_the_streaming_path():
+    # the tile left on auto at M = 1 is the model's streaming path; a split chosen by hand must not look it up as a tile
+    p = shape_waves.plan(1, 4096, 4096, "H200", tile=shape_waves.AUTO, split=3)
+    assert p.candidate.tile.name == "stream-B" and p.split == 3
+    assert "스트리밍 경로" in shape_waves.choice_sentence(1, 4096, 4096, "H200")
+    assert "타일" in shape_waves.choice_sentence(4096, 4096, 4096, "H200")
