@@ -14,10 +14,17 @@
 #   sanitize    compute-sanitizer memcheck, racecheck and synccheck over every Level 7 path
 #   bench       python -m kernels record (benchmarks.json)
 #   exercises   tools/record_exercises.py: every exercise's solution and wrong attempts (exercises.json)
-# Everything lands in $OUT (default /tmp/out); a short table goes to stdout. COURSE_GIT_COMMIT names the commit
-# when the machine's copy of the repository has no usable .git (kernels/record.py provenance).
+#   variants    tools/record_variants.py (variants.json)
+#   profiles    tools/record_device_profiles.py: the configurable levels under every listed GPU's form (device_profiles.json)
+#   notebooks   the exported notebooks run as Colab would (tools/run_notebooks_on_gpu.sh; PAGES narrows them; needs .whl)
+# Each stage writes into a work folder, and after every stage the whole folder is packed into $OUT/records.tgz (the
+# device tool returns only a few files, and nothing of a call cut off by its time limit except what is already in
+# $OUT); a short table goes to stdout. COURSE_GIT_COMMIT names the commit when the machine's copy of the repository
+# has no usable .git (kernels/record.py provenance).
 set -uo pipefail
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+BUNDLE=${OUT:-/tmp/out}; mkdir -p "$BUNDLE"
+OUT=${WORK:-/tmp/gpu_records}; mkdir -p "$OUT"
+pack() { tar czf "$BUNDLE/records.tgz.part" -C "$OUT" . && mv "$BUNDLE/records.tgz.part" "$BUNDLE/records.tgz"; }
 PY=${PY:-python3}
 export CUPY_TF32=0 PYTHONUNBUFFERED=1 PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 T0=$(date +%s)
@@ -77,8 +84,18 @@ for stage in "$@"; do
     exercises)
       timeout 330 "$PY" tools/record_exercises.py --jobs 8 --out "$OUT/exercises.json" > "$OUT/exercises.log" 2>&1
       echo "exercises rc=$?"; grep -vE "^  checked " "$OUT/exercises.log" | tail -30 | cut -c1-160 ;;
+    variants)
+      timeout 240 "$PY" tools/record_variants.py --out "$OUT/variants.json" > "$OUT/variants.log" 2>&1
+      echo "variants rc=$?"; tail -8 "$OUT/variants.log" | cut -c1-160 ;;
+    profiles)
+      timeout 300 "$PY" tools/record_device_profiles.py --sizes 1024 2048 4096 --reps 20 --out "$OUT/device_profiles.json" \
+        > "$OUT/profiles.log" 2>&1
+      echo "profiles rc=$?"; tail -8 "$OUT/profiles.log" | cut -c1-160 ;;
+    notebooks)
+      OUT="$OUT/notebooks" RUNNERS=${RUNNERS:-8} timeout 300 bash tools/run_notebooks_on_gpu.sh 2>&1 | tail -20 ;;
     *)
       echo "unknown stage: $stage" ;;
   esac
+  pack
 done
 stamp "done"
