@@ -37,9 +37,10 @@ OUT = record.DATA_DIR / "shapes.json"
 LEVEL7 = "sgemm_shape_aware"
 KERNELS = tuple(registry.LEVEL_REPRESENTATIVE[lv] for lv in sorted(registry.LEVEL_REPRESENTATIVE)) + (LEVEL7,)
 MIN_REPS, MAX_REPS = 3, 30
-# The goals of issue 25 on the H100 (Level 7 / cuBLAS): every shape, their geometric mean, the squares;
-# and the stretch: 80% of the FP32 peak at 8192^3.
-GOAL_EVERY, GOAL_GEOMEAN, GOAL_SQUARES, STRETCH_SHARE_OF_PEAK = 0.90, 1.00, 1.00, 0.80
+# Level 7's goals on the zoo (Level 7 / cuBLAS, timed by kernels/timing.py): every shape at least even with cuBLAS
+# (2048^3 included), so their geometric mean and the squares too; and the stretch: 80% of the FP32 peak at 8192^3.
+# Records made before this rule carry the goals they were judged by in their "summary".
+GOAL_EVERY, GOAL_GEOMEAN, GOAL_SQUARES, STRETCH_SHARE_OF_PEAK = 1.00, 1.00, 1.00, 0.80
 
 
 def round_ms(ms: float) -> float:
@@ -123,7 +124,7 @@ def record_shape(M: int, N: int, K: int, budget_s: float, peak: float) -> list[d
 
 
 def summary(rows: list[dict], peak: float) -> dict:
-    """Level 7 against cuBLAS per shape, their geometric mean, and the goals of issue 25."""
+    """Level 7 against cuBLAS per shape, their geometric mean, and the goals above."""
     l7 = {(r["M"], r["N"], r["K"]): r for r in rows if r["kernel"] == LEVEL7}
     ratios = {s: l7[s]["pct_cublas"] / 100 for s in model.ZOO if s in l7 and "pct_cublas" in l7[s]}
     if not ratios:
