@@ -64,14 +64,9 @@ def git_commit() -> str | None:
         return None
 
 
-def copy_bandwidth_gbs(nbytes: int = 1 << 30, reps: int = 10) -> float:
+def copy_bandwidth_gbs(nbytes: int = 1 << 30) -> float:
     """Device-to-device copy rate, counting bytes read plus bytes written (a practical DRAM ceiling)."""
-    import cupy
-
-    src = cupy.ones(nbytes // 4, dtype=cupy.float32)
-    dst = cupy.empty_like(src)
-    t = bench.time_callable(lambda: dst.__setitem__(Ellipsis, src), warmup=2, reps=reps)
-    return 2 * nbytes / (t.median_ms * 1e6)
+    return timing.copy_bandwidth(nbytes)[0]
 
 
 def profile_label(device: str) -> dict:

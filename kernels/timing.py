@@ -243,13 +243,37 @@ def operand_copies(M: int, N: int, K: int, seed: int = 0, count: int | None = No
     from kernels import check
 
     if count is None:
-        free = cupy.cuda.runtime.memGetInfo()[0]
-        count = copies_for(4 * (M * K + K * N + M * N), l2_bytes(), free)
+        from kernels.device import free_memory_bytes
+
+        count = copies_for(4 * (M * K + K * N + M * N), l2_bytes(), free_memory_bytes())
     A, B = check.random_matrix(M, K, seed), check.random_matrix(K, N, seed + 1)
     sets = [(A, B, cupy.empty((M, N), dtype=cupy.float32))]
     for _ in range(count - 1):
         sets.append((A.copy(), B.copy(), cupy.empty((M, N), dtype=cupy.float32)))
     return sets
+
+
+COPY_BYTES = 1 << 30
+
+
+def copy_bandwidth(nbytes: int = COPY_BYTES) -> tuple[float, Timing]:
+    """A practical DRAM ceiling: GB/s of a device-to-device copy of `nbytes` (bytes read + written), timed with
+    this protocol, and its Timing. The copy is checked (a sample of the destination) so that a failed copy is never
+    reported as a bandwidth."""
+    import cupy
+
+    src = cupy.ones(nbytes // 4, dtype=cupy.float32)
+    dst = cupy.zeros_like(src)
+    def copy(dst=dst, src=src) -> None:
+        dst.data.copy_from_device_async(src.data, nbytes)
+
+    t = alternate({"copy": [copy]})["copy"]
+    landed = bool((dst[:: 2**20] == 1).all())
+    del src, dst, copy          # free the 2 GiB before the pool is emptied
+    if not landed:
+        raise RuntimeError("device-to-device copy did not land: no bandwidth to report")
+    cupy.get_default_memory_pool().free_all_blocks()
+    return 2 * nbytes / (t.median_ms * 1e6), t
 
 
 def describe(t: Timing) -> str:

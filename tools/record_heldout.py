@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 os.environ.setdefault("CUPY_TF32", "0")
 
-from kernels import check, level7, record, timing  # noqa: E402
+from kernels import bench, check, level7, record, timing  # noqa: E402
 from kernels import level7_model as model  # noqa: E402
 from kernels.device import info  # noqa: E402
 from level7_forms import describe, label, launch_for  # noqa: E402
@@ -40,7 +40,7 @@ SWEEP_WARMUP = 1
 SWEEP_FACTOR = 3.0          # options predicted slower than this many times the best prediction are not timed
 SWEEP_BUDGET_S = 90.0       # after this many seconds of the run, the remaining shapes get no sweep
 NEAR_CUBLAS = 0.95          # the summary's share of rows at or above this fraction of cuBLAS's speed
-DRAM_COPY_BYTES = 1 << 30
+DRAM_COPY_BYTES = timing.COPY_BYTES
 
 
 # --------------------------------------------------------------------------- pure parts (CPU tests)
@@ -140,18 +140,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 def dram_bandwidth() -> tuple[float, timing.Timing]:
     """GB/s of a 1 GiB device-to-device copy (bytes read + written), timed with the course's protocol."""
-    import cupy
-
-    src = cupy.ones(DRAM_COPY_BYTES // 4, dtype=cupy.float32)
-    dst = cupy.empty_like(src)
-
-    def copy():
-        dst.data.copy_from_device_async(src.data, DRAM_COPY_BYTES)
-
-    t = timing.alternate({"copy": [copy]})["copy"]
-    del src, dst
-    cupy.get_default_memory_pool().free_all_blocks()
-    return 2 * DRAM_COPY_BYTES / (t.median_ms * 1e6), t
+    return timing.copy_bandwidth(DRAM_COPY_BYTES)
 
 
 def _checked(fn, C, ref) -> float:
@@ -200,7 +189,7 @@ def measure_shape(M: int, N: int, K: int, limits, bandwidth: float, dram_gbs: fl
     if not err < check.REL_TOLERANCE:
         print(f"{M}x{N}x{K}: WRONG (rel. error {err:.1e})", flush=True)
         return {"M": M, "N": N, "K": K, "choice": choice, "rel_error": err}
-    cublas = [(lambda A=A, B=B, C=C: cupy.matmul(A, B, out=C)) for A, B, C in copies]
+    cublas = bench.cublas_calls(copies)
     t = timing.alternate({"level7": l7, "cublas": cublas})
     found = sweep_shape(M, N, K, copies, ref, limits, bandwidth) if sweep else None
     row = derive_row(M, N, K, t["level7"].median_ms, t["cublas"].median_ms, choice, dram_gbs, peak, found)

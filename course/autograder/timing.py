@@ -47,20 +47,15 @@ class NoRoom(Exception):
         self.message_ko, self.need, self.free = message_ko, need, free
 
 
-def free_bytes() -> int:
-    import cupy
-
-    return int(cupy.cuda.runtime.memGetInfo()[0])
-
-
 def room(set_bytes: int, out_elements: int, free: int | None = None, l2: int | None = None) -> int:
     """How many operand copies each kernel gets: kernels.timing.copies_for, within half the free memory each (the
     learner's copies and the reference's share it) after the check's own needs. `set_bytes`: one copy of A, B and
     C as allocated (row padding included). Raises NoRoom (a Korean message) when one copy for each does not fit."""
     from kernels import timing as protocol
+    from kernels.device import free_memory_bytes
     from kernels.launch import memory_text
 
-    free = free_bytes() if free is None else int(free)
+    free = free_memory_bytes() if free is None else int(free)
     check = CHECK_BYTES_PER_ELEMENT * int(out_elements)
     need = 2 * int(set_bytes) + check
     if need > free:
