@@ -144,8 +144,8 @@ class RoofEnd:
 
 
 def is_tile(p) -> bool:
-    """A prediction of the tile path (a Candidate with a listed tile); anything else is another path."""
-    return getattr(getattr(p.candidate, "tile", None), "name", None) in model.TILE_BY_NAME
+    """A prediction of the tile path; the other path is the streaming one (model.is_stream)."""
+    return not p.is_stream
 
 
 def path_name(p) -> str:

@@ -1,51 +1,40 @@
 """Launch one of Level 7's predictions as it stands: the tools that time every option the model weighs
 (tools/tune_level7.py, tools/record_heldout.py) use this instead of the dispatcher's own choice.
 
-A tile prediction carries its ring (BK x STAGES): it is launched through the dispatcher's launch class
-(kernels.level7.ShapeAwareLaunch) exactly as the dispatcher launches its own choice, so a ring other than the
-tile's default one can be timed. Any other prediction (a path that is not a tile, e.g. a streaming one) is
-forced by its name through kernels.level7.prepare(tile=, split=), which checks it as the dispatcher would.
+Every prediction, tile (with its ring, BK x STAGES) or streaming path, is launched through the dispatcher's own
+launch class for it (kernels.level7.launch_class), exactly as the dispatcher launches its own choice, so a ring
+other than the tile's default one, or any split the model weighs, can be timed.
 """
 from __future__ import annotations
 
 from kernels import launch, level7, registry
-from kernels import level7_model as model
 
 
 def option_name(p) -> str:
-    """The name of the path a prediction stands for: the tile (or the path's own name)."""
-    cand = p.candidate
-    tile = getattr(cand, "tile", None)
-    return getattr(tile, "name", None) or getattr(cand, "name", None) or str(cand)
+    """The name of the path a prediction stands for: the tile, or the streaming path's name."""
+    return p.candidate.tile.name
 
 
 def label(p) -> str:
-    """One prediction's label in tables and records: path, ring when it has one, split."""
+    """One prediction's label in tables and records: path, ring (K tile x stages), split."""
     cand = p.candidate
-    ring = f" BK{cand.BK}x{cand.STAGES}" if hasattr(cand, "BK") and hasattr(cand, "STAGES") else ""
-    return f"{option_name(p)}{ring} split {p.split}"
+    return f"{option_name(p)} BK{cand.BK}x{cand.STAGES} split {p.split}"
 
 
 def describe(p) -> dict:
     """The prediction's choice as a record holds it (the keys of ShapeAwareLaunch.describe that it knows)."""
     cand = p.candidate
-    out = {"tile": option_name(p), "split": p.split, "label": label(p), "predicted_us": p.total_us}
-    for key in ("BK", "STAGES", "resident"):
-        if hasattr(cand, key):
-            out[key] = getattr(cand, key)
-    return out
+    return {"tile": option_name(p), "split": p.split, "label": label(p), "predicted_us": p.total_us,
+            "BK": cand.BK, "STAGES": cand.STAGES, "resident": cand.resident}
 
 
 def is_tile(p) -> bool:
-    cand = p.candidate
-    return isinstance(cand, model.Candidate) and getattr(cand.tile, "name", None) in model.TILE_BY_NAME
+    return not p.is_stream
 
 
 def launch_for(p, A, B, C, b16: bool | None = None):
-    """A prepared launch of prediction `p` on (A, B, C); b16 forces B's copy width on the tile path (None:
-    what B's rows allow, as the dispatcher decides)."""
-    if is_tile(p):
-        plan = launch.plan(registry.get(level7.NAME), launch.Operand.of(A, "A"), launch.Operand.of(B, "B"),
-                           launch.Operand.of(C, "C"))
-        return level7.ShapeAwareLaunch(level7.NAME, plan, A, B, C, p, b16=b16)
-    return level7.prepare(A, B, C, tile=option_name(p), split=p.split)
+    """A prepared launch of prediction `p` on (A, B, C); b16 forces the streamed or copied operand's width
+    (None: what its rows allow, as the dispatcher decides)."""
+    plan = launch.plan(registry.get(level7.NAME), launch.Operand.of(A, "A"), launch.Operand.of(B, "B"),
+                       launch.Operand.of(C, "C"))
+    return level7.launch_class(p)(level7.NAME, plan, A, B, C, p, b16=b16)
