@@ -367,3 +367,18 @@ def survey_site(browser, site_url: str, site_dir: Path, theme: str) -> dict:
     assert gated and any(k.endswith("(gating off)") for k in found), sorted(found)
     _SURVEYS[key] = found
     return found
+
+
+def open_served(context, origin: str, files: dict, path: str):
+    """A page of a Playwright browser context served from memory: `files` maps a path to (text, content type);
+    uncaught page errors are collected in page.errors (the tests assert there are none)."""
+    def fulfill(route):
+        body, kind = files[route.request.url[len(origin):]]
+        route.fulfill(body=body, content_type=kind + "; charset=utf-8")
+
+    context.route(f"{origin}/**", fulfill)
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.goto(f"{origin}{path}")
+    return page

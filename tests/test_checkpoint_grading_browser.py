@@ -13,6 +13,7 @@ from course.instructor import grade_folder
 from course.quiz import quiz_html
 from course.settings import settings_from_dict
 from course.variants import variant_question
+from site_probes import open_served
 
 pytestmark = pytest.mark.browser
 
@@ -38,12 +39,7 @@ def open_quiz(browser):
         files = {"/quiz.html": (page_html(settings, site or settings.as_site_dict()), "text/html")}
         for name in ("checkpoint_lock.js", "quiz.js"):
             files["/" + name] = ((STATIC / name).read_text(encoding="utf-8"), "text/javascript")
-        context.route(f"{ORIGIN}/**", lambda r: r.fulfill(
-            body=files[r.request.url[len(ORIGIN):]][0], content_type=files[r.request.url[len(ORIGIN):]][1] + "; charset=utf-8"))
-        page = context.new_page()
-        page.errors = []
-        page.on("pageerror", lambda e: page.errors.append(str(e)))
-        page.goto(f"{ORIGIN}/quiz.html")
+        page = open_served(context, ORIGIN, files, "/quiz.html")
         page.wait_for_selector(".course-quiz[data-quiz-state='ready']")
         return page
 

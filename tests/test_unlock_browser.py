@@ -10,6 +10,7 @@ pytest.importorskip("cryptography")
 
 from course import gating, unlock  # noqa: E402
 from course.settings import default_settings, settings_from_dict  # noqa: E402
+from site_probes import open_served  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -48,12 +49,7 @@ def open_page(browser):
         files = {"/gate.html": (page_html(marker), "text/html"),
                  "/quiz.js": ((STATIC / "quiz.js").read_text(encoding="utf-8"), "text/javascript"),
                  "/unlock.js": ((STATIC / "unlock.js").read_text(encoding="utf-8"), "text/javascript")}
-        context.route(f"{ORIGIN}/**", lambda r: r.fulfill(
-            body=files[r.request.url[len(ORIGIN):]][0], content_type=files[r.request.url[len(ORIGIN):]][1] + "; charset=utf-8"))
-        page = context.new_page()
-        page.errors = []
-        page.on("pageerror", lambda e: page.errors.append(str(e)))
-        page.goto(f"{ORIGIN}/gate.html")
+        page = open_served(context, ORIGIN, files, "/gate.html")
         return page
 
     yield make
