@@ -471,7 +471,7 @@ class StreamTile:
         return min(MAX_REGISTERS, REGISTERS_PER_SM // (self.threads * self.min_blocks))
 
     def smem_bytes(self, bk: int = 0, stages: int = 0) -> int:
-        """Static shared memory (the chunk; stream-B reuses it for the warps' sums)."""
+        """Static shared memory (two chunks, filled by cp.async in turn; stream-B reuses them for the warps' sums)."""
         return self.smem_static
 
 
@@ -481,11 +481,12 @@ def stream_rows(n: int) -> int:
 
 
 def stream_tile(name: str, rows: int) -> StreamTile:
-    if name == "stream-B":   # 128 columns per block; As[rows][256]
-        return StreamTile(name, rows, rows, 128, 256, rows * 256 * FLOAT)
-    chunk = 256 if rows >= 16 else 512   # stream-A: 32 rows per block; Bs: chunk/4 groups x odd pitch x float4
+    if name == "stream-B":   # 128 columns per block; two chunks As[rows][256]
+        return StreamTile(name, rows, rows, 128, 256, 2 * rows * 256 * FLOAT)
+    # stream-A: 32 rows per block; two chunks Bs: chunk/4 groups x odd pitch x float4
+    chunk = 128 if rows >= 16 else 256 if rows >= 8 else 512
     pitch = rows if rows % 2 else rows + 1
-    return StreamTile(name, rows, 32, rows, chunk, chunk // 4 * pitch * 4 * FLOAT)
+    return StreamTile(name, rows, 32, rows, chunk, 2 * chunk // 4 * pitch * 4 * FLOAT)
 
 
 def is_stream(cand) -> bool:

@@ -475,12 +475,15 @@ shape_aware_reduce(const float* __restrict__ partials, float* __restrict__ C, in
 //     M = 1 are 4 registers, not 64. L7S_B16: the streamed operand's rows allow 16-byte loads.
 //   * sgemm_stream_b (small M): C = A B with B (K x N) streamed. A block owns 128 columns of C and one K
 //     slice (grid (column strips, 1, slices)); its 8 warps take turns over the slice's rows of B, 8 rows
-//     per warp at a time (8 loads in flight per thread; 4 with 16 rows of accumulators), each thread a float4 of 4 columns per row (or 4
-//     floats 32 columns apart when B's rows are not 16-byte aligned). A's K x M chunk sits in shared
-//     memory; every lane of a warp reads the same k, so those reads are broadcasts. At the end the warps
+//     per warp at a time (4 from 8 rows of accumulators on), each thread a float4 of 4 columns per row (or 4
+//     floats 32 columns apart when B's rows are not 16-byte aligned); from 2 rows on, a warp's next turn is
+//     loaded before it multiplies the current one (two sets of registers). A's K x M chunk sits in shared
+//     memory (two chunks: cp.async fills the next while the warps read the current one; B's chunks in stream-A
+//     likewise); every lane of a warp reads the same k, so those reads are broadcasts. At the end the warps
 //     add their partial sums in shared memory in a fixed order (warp 0, 1, ..., 7).
 //   * sgemm_stream_a (small N): C = A B with A (M x K) streamed. A warp owns 4 rows of A, its lanes read
-//     along K (a float4 each, 512 contiguous bytes per warp and row), B's chunk of K x N sits in shared
+//     along K (a float4 each, 512 contiguous bytes per warp and row; the next step loaded before the current
+//     one is multiplied), B's chunk of K x N sits in shared
 //     memory laid out so that a lane's 4 k rows of one column are one conflict-free float4. The 32 lanes'
 //     sums are added by a butterfly of shuffles (the same pairs on every run).
 //   * As in the tile kernel: one slice writes C (alpha, beta; C is not read when beta = 0); several
@@ -499,19 +502,28 @@ namespace l7s {
 constexpr int R = L7S_ROWS;                  // rows of C (stream-B) or columns of C (stream-A), a power of 2
 constexpr bool V4 = L7S_B16 != 0;            // float4 loads of the streamed operand
 constexpr int THREADS = 256, WARPS = THREADS / 32;
+// Software pipelining: a warp loads its next turn of the streamed operand into a second set of registers
+// before it multiplies the current one, so its loads stay in flight while it computes. stream-B at 1 row runs
+// 4 blocks per SM, 64 registers a thread: no room for a second set of 8 rows; 4 blocks keep its loads in flight.
+constexpr bool PIPE_B = R >= 2, PIPE_A = true;
 // stream-B
 constexpr int STRIP = 128;                   // columns of C per block: 32 lanes x 4
-constexpr int UB = R >= 16 ? 4 : 8;          // rows of B a warp has in flight (fewer where 64 accumulators live)
+// rows of B a warp loads per turn: fewer where 32 or 64 accumulators live beside two sets of rows
+constexpr int UB = R >= 8 ? 4 : 8;
 constexpr int KC_B = 256;                    // k rows per chunk of A in shared memory (4 or 8 turns per warp)
+constexpr int TURNS_B = KC_B / (WARPS * UB);
 // stream-A
 constexpr int RA = 4;                        // rows of A per warp (each float of B read from shared memory serves 4)
 constexpr int ROWS_A = WARPS * RA;           // rows of C per block
 constexpr int STEP_A = 32 * 4;               // k a warp covers per load of every lane
-constexpr int SA = R >= 8 ? 1 : 2;           // steps a warp has in flight per row
-constexpr int KC_A = R >= 16 ? 256 : 512;    // k per chunk of B in shared memory
+constexpr int SA = 1;                        // steps a warp loads per turn and row (two sets in flight)
+constexpr int KC_A = R >= 16 ? 128 : R >= 8 ? 256 : 512;   // k per chunk of B (two chunks in shared memory)
+constexpr int TURNS_A = KC_A / (SA * STEP_A);
 constexpr int PG = (R % 2) ? R : R + 1;      // float4 per group of 4 k rows: odd, so 8 lanes hit 8 bank groups
+constexpr int CHUNK_A = KC_A / 4 * PG * 4;   // floats of one chunk of B
 static_assert(R == 1 || R == 2 || R == 4 || R == 8 || R == 16, "L7S_ROWS is a power of two up to 16");
 static_assert(KC_B % (WARPS * UB) == 0 && KC_A % (SA * STEP_A) == 0 && KC_B >= STRIP, "chunks hold whole turns");
+static_assert((R * KC_B) % THREADS == 0 && (R * KC_A) % THREADS == 0, "every thread copies as many chunk floats");
 }  // namespace l7s
 // [end-region: stream-shape]
 
@@ -542,49 +554,93 @@ __device__ __forceinline__ void stream_b_row(const float* B, int ldb, int N, int
     }
 }
 
+// The block's K x M chunk of A (k from kc) into As[m][k], by cp.async (zeros past M and the slice), one group.
+__device__ __forceinline__ void stream_b_chunk(float* As, const float* A, int lda, int M, int kc, int k_end, int tid)
+{
+    using namespace l7s;
+    const unsigned dst = shared_address(As);
+#pragma unroll 4
+    for (int i = 0; i < R * KC_B / THREADS; ++i) {
+        const int idx = tid + i * THREADS, m = idx / KC_B, k = kc + idx % KC_B;
+        const bool inside = m < M && k < k_end;
+        cp_async_4(dst + 4 * idx, inside ? A + static_cast<size_t>(m) * lda + k : A, inside);
+    }
+    cp_async_commit();
+}
+
+// A warp's turn T of stream-B: rows k_begin + (T x WARPS + warp) x UB .. + UB - 1 of B, already in v. The chunk
+// of A holding them sits in As[chunk % 2]. On a chunk's first turn the block waits for that chunk's copies and
+// then starts those of the next one into the other buffer (every warp has left it: the barrier).
+__device__ __forceinline__ void stream_b_turn(float* As, const float* A, int lda, int M, int k_begin, int k_end,
+                                              int T, int warp, int tid, const float (&v)[l7s::UB][4],
+                                              float (&acc)[l7s::R][4])
+{
+    using namespace l7s;
+    const int chunk = T / TURNS_B;
+    if (T % TURNS_B == 0) {
+        cp_async_wait<0>();
+        __syncthreads();
+        if (k_begin + (chunk + 1) * KC_B < k_end)
+            stream_b_chunk(As + ((chunk + 1) & 1) * R * KC_B, A, lda, M, k_begin + (chunk + 1) * KC_B, k_end, tid);
+    }
+    const float* as = As + (chunk & 1) * R * KC_B;
+    const int kl = ((T % TURNS_B) * WARPS + warp) * UB;   // this warp's first row in the chunk
+#pragma unroll
+    for (int m = 0; m < R; ++m) {
+        float a[UB];
+#pragma unroll
+        for (int u = 0; u < UB; u += 4) load4<true>(as + m * KC_B + kl + u, a + u);
+#pragma unroll
+        for (int u = 0; u < UB; ++u)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) acc[m][e] += a[u] * v[u][e];
+    }
+}
+
+__device__ __forceinline__ void stream_b_rows(const float* B, int ldb, int N, int k_begin, int k_end, int T, int warp,
+                                              int col, float (&v)[l7s::UB][4])
+{
+#pragma unroll
+    for (int u = 0; u < l7s::UB; ++u)
+        stream_b_row(B, ldb, N, k_begin + (T * l7s::WARPS + warp) * l7s::UB + u, k_end, col, v[u]);
+}
+
 extern "C" __global__ void __launch_bounds__(l7s::THREADS, L7S_MIN_BLOCKS)
 sgemm_stream_b(SGEMM_ARGS, float* __restrict__ partials, int ldp, int k_per_split)
 {
     using namespace l7s;
-    __shared__ __align__(16) float As[R * KC_B];   // As[m][k]: the chunk of A (zeros past M and the slice)
+    __shared__ __align__(16) float As[2 * R * KC_B];   // two chunks of A, As[m][k] each
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int col0 = blockIdx.x * STRIP;
     const int col = col0 + (V4 ? 4 * lane : lane);
     const int k_begin = blockIdx.z * k_per_split;
     const int k_end = min(K, k_begin + k_per_split);
+    const int turns = (k_end - k_begin + WARPS * UB - 1) / (WARPS * UB);
 
     float acc[R][4] = {};
-    for (int kc = k_begin; kc < k_end; kc += KC_B) {
+    float v0[UB][4], v1[UB][4];
+    stream_b_chunk(As, A, lda, M, k_begin, k_end, tid);
+    if constexpr (PIPE_B) {
+        stream_b_rows(B, ldb, N, k_begin, k_end, 0, warp, col, v0);
 #pragma unroll 1
-        for (int turn = 0; turn < KC_B / (WARPS * UB); ++turn) {
-            const int kl = (turn * WARPS + warp) * UB;   // this warp's first row in the chunk
-            float v[UB][4];
-#pragma unroll
-            for (int u = 0; u < UB; ++u) stream_b_row(B, ldb, N, kc + kl + u, k_end, col, v[u]);
-            if (turn == 0) {   // the chunk of A, while the first rows of B are on their way
-                __syncthreads();
-#pragma unroll 4
-                for (int i = 0; i < R * KC_B / THREADS; ++i) {
-                    const int idx = tid + i * THREADS, m = idx / KC_B, k = kc + idx % KC_B;
-                    As[idx] = (m < M && k < k_end) ? A[static_cast<size_t>(m) * lda + k] : 0.0f;
-                }
-                __syncthreads();
-            }
-#pragma unroll
-            for (int m = 0; m < R; ++m) {
-                float a[UB];
-#pragma unroll
-                for (int u = 0; u < UB; u += 4) load4<true>(As + m * KC_B + kl + u, a + u);
-#pragma unroll
-                for (int u = 0; u < UB; ++u)
-#pragma unroll
-                    for (int e = 0; e < 4; ++e) acc[m][e] += a[u] * v[u][e];
-            }
+        for (int T = 0; T < turns; T += 2) {
+            stream_b_rows(B, ldb, N, k_begin, k_end, T + 1, warp, col, v1);   // zeros past the slice
+            stream_b_turn(As, A, lda, M, k_begin, k_end, T, warp, tid, v0, acc);
+            if (T + 1 == turns) break;
+            stream_b_rows(B, ldb, N, k_begin, k_end, T + 2, warp, col, v0);
+            stream_b_turn(As, A, lda, M, k_begin, k_end, T + 1, warp, tid, v1, acc);
+        }
+    } else {
+#pragma unroll 1
+        for (int T = 0; T < turns; ++T) {
+            stream_b_rows(B, ldb, N, k_begin, k_end, T, warp, col, v0);
+            stream_b_turn(As, A, lda, M, k_begin, k_end, T, warp, tid, v0, acc);
         }
     }
 
-    // The 8 warps' sums, added in warp order into red[m][column] (the chunk buffer, no longer read).
+    // The 8 warps' sums, added in warp order into red[m][column] (the chunk buffers, no longer read).
     float* red = As;
+    cp_async_wait<0>();
     __syncthreads();
 #pragma unroll 1
     for (int w = 0; w < WARPS; ++w) {
@@ -640,57 +696,99 @@ __device__ __forceinline__ void stream_a_step(const float* row, bool inside, int
     }
 }
 
+// The chunk of B at kc (KC_A x N, zeros past N and the slice) into Bs[group][n] float4 by cp.async, one group:
+// group g holds the 4 k rows one lane multiplies at once, column n.
+__device__ __forceinline__ void stream_a_chunk(float* Bs, const float* B, int ldb, int N, int kc, int k_end, int tid)
+{
+    using namespace l7s;
+    const unsigned dst = shared_address(Bs);
+#pragma unroll 4
+    for (int i = 0; i < KC_A * R / THREADS; ++i) {
+        const int idx = tid + i * THREADS, p = idx / R, n = idx % R, k = kc + p;
+        // where lane l's value e of step s lives: k = s*128 + 4l + e (float4) or s*128 + l + 32e
+        const int s = p / STEP_A, q = p % STEP_A;
+        const int g = V4 ? p / 4 : s * 32 + q % 32, e = V4 ? p % 4 : q / 32;
+        const bool inside = n < N && k < k_end;
+        cp_async_4(dst + 4 * ((g * PG + n) * 4 + e), inside ? B + static_cast<size_t>(k) * ldb + n : B, inside);
+    }
+    cp_async_commit();
+}
+
+// This warp's rows of A at turn T (steps SA x T .. + SA - 1 of its slice), into a.
+__device__ __forceinline__ void stream_a_steps(const float* const (&rows)[l7s::RA], int row0, int M, int k_begin,
+                                               int k_end, int T, int lane, float (&a)[l7s::SA][l7s::RA][4])
+{
+#pragma unroll
+    for (int s = 0; s < l7s::SA; ++s)
+#pragma unroll
+        for (int r = 0; r < l7s::RA; ++r)
+            stream_a_step(rows[r], row0 + r < M, k_begin + (l7s::SA * T + s) * l7s::STEP_A, k_end, lane, a[s][r]);
+}
+
+// A warp's turn T of stream-A on the values in a; the chunks of B alternate between Bs's two halves as in stream-B.
+__device__ __forceinline__ void stream_a_turn(float* Bs, const float* B, int ldb, int N, int k_begin, int k_end,
+                                              int T, int lane, int tid, const float (&a)[l7s::SA][l7s::RA][4],
+                                              float (&acc)[l7s::RA][l7s::R])
+{
+    using namespace l7s;
+    const int chunk = T / TURNS_A;
+    if (T % TURNS_A == 0) {
+        cp_async_wait<0>();
+        __syncthreads();
+        if (k_begin + (chunk + 1) * KC_A < k_end)
+            stream_a_chunk(Bs + ((chunk + 1) & 1) * CHUNK_A, B, ldb, N, k_begin + (chunk + 1) * KC_A, k_end, tid);
+    }
+    const float* bs = Bs + (chunk & 1) * CHUNK_A;
+#pragma unroll
+    for (int s = 0; s < SA; ++s) {
+        const int g = (SA * (T % TURNS_A) + s) * 32 + lane;
+#pragma unroll
+        for (int n = 0; n < R; ++n) {
+            float b[4];
+            load4<true>(bs + (g * PG + n) * 4, b);
+#pragma unroll
+            for (int r = 0; r < RA; ++r)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) acc[r][n] += a[s][r][e] * b[e];
+        }
+    }
+}
+
 extern "C" __global__ void __launch_bounds__(l7s::THREADS, L7S_MIN_BLOCKS)
 sgemm_stream_a(SGEMM_ARGS, float* __restrict__ partials, int ldp, int k_per_split)
 {
     using namespace l7s;
-    // Bs[group][n] float4: group g of the chunk holds the 4 k rows one lane multiplies at once, column n.
-    __shared__ __align__(16) float Bs[KC_A / 4 * PG * 4];
+    __shared__ __align__(16) float Bs[2 * CHUNK_A];   // two chunks of B
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int row0 = blockIdx.x * ROWS_A + warp * RA;
     const int k_begin = blockIdx.z * k_per_split;
     const int k_end = min(K, k_begin + k_per_split);
+    const int turns = (k_end - k_begin + SA * STEP_A - 1) / (SA * STEP_A);
     const float* rows[RA];
 #pragma unroll
     for (int r = 0; r < RA; ++r) rows[r] = A + static_cast<size_t>(min(row0 + r, M - 1)) * lda;
 
     float acc[RA][R] = {};
-    for (int kc = k_begin; kc < k_end; kc += KC_A) {
+    float a0[SA][RA][4], a1[SA][RA][4];
+    stream_a_chunk(Bs, B, ldb, N, k_begin, k_end, tid);
+    if constexpr (PIPE_A) {
+        stream_a_steps(rows, row0, M, k_begin, k_end, 0, lane, a0);
 #pragma unroll 1
-        for (int turn = 0; turn < KC_A / (SA * STEP_A); ++turn) {
-            float a[SA][RA][4];
-#pragma unroll
-            for (int s = 0; s < SA; ++s)
-#pragma unroll
-                for (int r = 0; r < RA; ++r)
-                    stream_a_step(rows[r], row0 + r < M, kc + (SA * turn + s) * STEP_A, k_end, lane, a[s][r]);
-            if (turn == 0) {   // the chunk of B, while the first steps of A are on their way
-                __syncthreads();
-#pragma unroll 4
-                for (int i = 0; i < KC_A * R / THREADS; ++i) {
-                    const int idx = tid + i * THREADS, p = idx / R, n = idx % R, k = kc + p;
-                    // where lane l's value e of step s lives: k = s*128 + 4l + e (float4) or s*128 + l + 32e
-                    const int s = p / STEP_A, q = p % STEP_A;
-                    const int g = V4 ? p / 4 : s * 32 + q % 32, e = V4 ? p % 4 : q / 32;
-                    Bs[(g * PG + n) * 4 + e] = (n < N && k < k_end) ? B[static_cast<size_t>(k) * ldb + n] : 0.0f;
-                }
-                __syncthreads();
-            }
-#pragma unroll
-            for (int s = 0; s < SA; ++s) {
-                const int g = (SA * turn + s) * 32 + lane;
-#pragma unroll
-                for (int n = 0; n < R; ++n) {
-                    float b[4];
-                    load4<true>(Bs + (g * PG + n) * 4, b);
-#pragma unroll
-                    for (int r = 0; r < RA; ++r)
-#pragma unroll
-                        for (int e = 0; e < 4; ++e) acc[r][n] += a[s][r][e] * b[e];
-                }
-            }
+        for (int T = 0; T < turns; T += 2) {
+            stream_a_steps(rows, row0, M, k_begin, k_end, T + 1, lane, a1);   // zeros past the slice
+            stream_a_turn(Bs, B, ldb, N, k_begin, k_end, T, lane, tid, a0, acc);
+            if (T + 1 == turns) break;
+            stream_a_steps(rows, row0, M, k_begin, k_end, T + 2, lane, a0);
+            stream_a_turn(Bs, B, ldb, N, k_begin, k_end, T + 1, lane, tid, a1, acc);
+        }
+    } else {
+#pragma unroll 1
+        for (int T = 0; T < turns; ++T) {
+            stream_a_steps(rows, row0, M, k_begin, k_end, T, lane, a0);
+            stream_a_turn(Bs, B, ldb, N, k_begin, k_end, T, lane, tid, a0, acc);
         }
     }
+    cp_async_wait<0>();
 
     // The lanes' sums: a butterfly (xor 16, 8, 4, 2, 1) leaves every lane with the same total.
 #pragma unroll
