@@ -440,8 +440,8 @@ STREAM_MIN_BLOCKS = {1: 4, 2: 2, 4: 2, 8: 2, 16: 2}   # __launch_bounds__ per bu
 # and 1 x 2048 x 2048 for the fixed cost): the share of the model's DRAM bandwidth the kernels reach.
 # The values are the fit recorded in book/data/level7_stream.json (`python tools/stream_bench.py --apply` writes
 # them here; one fixed cost, the mean of the two kernels').
-STREAM_EFFICIENCY = {"stream-B": 0.710, "stream-A": 0.657}
-STREAM_LAUNCH_US = 5.77
+STREAM_EFFICIENCY = {"stream-B": 0.759, "stream-A": 0.696}
+STREAM_LAUNCH_US = 6.09
 STREAM_FILL = 2                           # blocks per SM that keep enough loads in flight to draw its share
 
 
