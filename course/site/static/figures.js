@@ -4,7 +4,7 @@
  *   <div class="course-figure" id=X aria-hidden="true"> (plotly draws here),
  *   <script type="application/json" id="X-spec">{data, layout, frames}</script>,
  *   <p id="X-desc" class="course-sr-only">(a description generated from the figure's data)</p>
- *   and <details id="X-data"> "표로 보기" with its data as tables (course/figure_text.py).
+ *   and <details id="X-data"> "표로 보기" with its data as tables (course/site/figure_text.py).
  *
  * What this script adds (WCAG 2.1 AA):
  * - Reflow (1.4.10): the title, which for a simulator carries the computed result, is written above
@@ -29,7 +29,7 @@
 
   function reducedMotion() { return !!(MOTION && MOTION.matches); }
 
-  /* ------------------------------------------------------------------ text (mirrors course/figure_text.py)
+  /* ------------------------------------------------------------------ text (mirrors course/site/figure_text.py)
    * A simulator's description and tables are those of its current state: they are made again here
    * from the live figure whenever a control moves. The functions follow figure_text.py's marked
    * "(mirrored)" one for one (same wording, same number format), and tests/test_site_figures.py

@@ -25,7 +25,7 @@ def _depart_hidden_input(self, node):
 
 
 def setup(app) -> None:
-    """Called from course.sphinx_ext.setup, after myst-nb has registered its nodes."""
+    """Called from course.site.extension.setup, after myst-nb has registered its nodes."""
     from myst_nb.sphinx_ import HideCodeCellNode
 
     app.add_node(HideCodeCellNode, override=True, html=(_visit_hidden_input, _depart_hidden_input))

@@ -9,7 +9,7 @@ A figure on the site is read three ways, all from the same JSON that plotly draw
   briefly (each series listed, or summarised when long), the controls and their state;
 - :func:`figure_tables` and :func:`figure_notes`: the data as tables (one per panel) and the text
   drawn in the figure, behind the site's "표로 보기" toggle. Every figure with data has them; a
-  simulator's are those of its current state, and course/static/figures.js makes them again (and
+  simulator's are those of its current state, and course/site/static/figures.js makes them again (and
   the description) from the live figure whenever a control moves. That script mirrors the
   functions marked "(mirrored)"; tests/test_a11y_site.py checks that both give the same text
   for every figure on the site.

@@ -5,8 +5,9 @@
   and writes the result into every page as `window.COURSE_SETTINGS`, for the quiz/gating script;
 - checks every claim the chapters' text makes against the records (course.facts: claims functions), so
   a re-recording that contradicts a sentence stops the build instead of publishing it;
-- adds the site's own scripts and styles (course/static/*.js|css, the bundled plotly.js) once per
-  page, from _static/ — no CDN, so the site works offline;
+- adds the site's own scripts and styles (course/site/static/*.js|css, the bundled plotly.js) once per
+  page, from _static/ — no CDN, so the site works offline; the scripts in the order SCRIPTS names
+  (a script that uses another's global comes after it: quiz_rules.js before quiz.js);
 - writes the site's index.html (a redirect to the first page) as a page of its own, with the
   book's language and a title: the bare redirect sphinx-external-toc writes has neither.
 """
@@ -76,11 +77,28 @@ def _settings_script(app) -> str:
     return f"window.COURSE_SETTINGS = {payload};"
 
 
+# The site's scripts in load order: the site opens from file://, so they are classic scripts sharing globals,
+# not ES modules. quiz.js (the page) reads window.CourseQuizRules (quiz_rules.js) while it loads;
+# checkpoint_lock.js and unlock.js are looked up only when called, so their place is free.
+SCRIPTS = ("a11y.js", "checkpoint_lock.js", "figures.js", "quiz_rules.js", "quiz.js", "unlock.js")
+
+
+def script_order() -> tuple[str, ...]:
+    """SCRIPTS, checked against the folder: a script there but not listed would never load, silently."""
+    found = {path.name for path in STATIC_SRC.glob("*.js")}
+    if found != set(SCRIPTS):
+        from sphinx.errors import ExtensionError
+
+        raise ExtensionError("course/site/static/*.js and course.site.extension.SCRIPTS differ: "
+                             f"not listed {sorted(found - set(SCRIPTS))}, listed but missing {sorted(set(SCRIPTS) - found)}")
+    return SCRIPTS
+
+
 def _add_assets(app):
     app.add_js_file(None, body=_settings_script(app), priority=200)
     app.add_js_file(PLOTLY_BUNDLE, priority=210)
-    for path in sorted(STATIC_SRC.glob("*.js")):
-        app.add_js_file(f"course/{path.name}", priority=220)
+    for position, name in enumerate(script_order()):
+        app.add_js_file(f"course/{name}", priority=220 + position)
     for path in sorted(STATIC_SRC.glob("*.css")):
         app.add_css_file(f"course/{path.name}", priority=220)
 
@@ -116,9 +134,9 @@ def _drop_thebe(app, pagename, templatename, context, doctree):
 
 
 def setup(app):
-    from course import a11y_sphinx
+    from course.site import a11y
 
-    a11y_sphinx.setup(app)   # accessible names for myst-nb's hidden-code toggles
+    a11y.setup(app)   # accessible names for myst-nb's hidden-code toggles
     app.add_config_value("course_settings", DEFAULT_SETTINGS, "html", types=[dict])
     app.connect("builder-inited", _add_assets)
     app.connect("builder-inited", _verify_claims)

@@ -1,18 +1,18 @@
 /*
  * SGEMM course: what a quiz compares answers as, and checkpoints that carry no readable key.
  *
- * Loaded before quiz.js (the site adds course/static/*.js in name order), but quiz.js looks this
- * file's functions up when it calls them (window.CourseLock, or require() under Node), never while
+ * Loaded before quiz_rules.js and quiz.js (course/site/extension.py: SCRIPTS), but quiz_rules.js looks
+ * this file's functions up when it calls them (window.CourseLock, or require() under Node), never while
  * it loads. Everything here mirrors Python, and tests/test_quiz_js.py runs both over shared tables:
  *
- *   canonicalNumber, answerForms, acceptedForms, numericRight   course/grading.py (the numeric grid)
- *   choiceCanonical, blankCanonical                             course/grading.py
- *   parseCode, codeValues, blankAssignments                     course/variants.py (code blanks by meaning)
- *   fnv1a32, mulberry32, drawIndex, presentedBank               course/shuffle.py, course/variants.py
- *   checkAnswers (HMAC-SHA256 digests, AES-GCM)                 course/checkpoint_lock.py builds what it reads
- *   gradedByInstructor, gradingNotes, collectOnly               course/checkpoint_lock.py instructor_payload
+ *   canonicalNumber, answerForms, acceptedForms, numericRight   course/quiz/grading.py (the numeric grid)
+ *   choiceCanonical, blankCanonical                             course/quiz/grading.py
+ *   parseCode, codeValues, blankAssignments                     course/quiz/variants.py (code blanks by meaning)
+ *   fnv1a32, mulberry32, drawIndex, presentedBank               course/quiz/shuffle.py, course/quiz/variants.py
+ *   checkAnswers (HMAC-SHA256 digests, AES-GCM)                 course/quiz/checkpoint_lock.py builds what it reads
+ *   gradedByInstructor, gradingNotes, collectOnly               course/quiz/checkpoint_lock.py instructor_payload
  *
- * A checkpoint page's quiz data (course.checkpoint_lock.locked_payload) has no correct flag, value,
+ * A checkpoint page's quiz data (course.quiz.checkpoint_lock.locked_payload) has no correct flag, value,
  * formula, accepted answer, model answer, rubric or explanation. Each question has a salt and parts;
  * a part lists entries {d, w} for its accepted canonical answers c: d = HMAC(salt, "check|qid|part|c")
  * (first 16 bytes, hex), w = share XOR HMAC(salt, "wrap|qid|part|c") (base64). An answer whose digest

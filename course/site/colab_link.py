@@ -18,7 +18,7 @@ LINK_TEXT = "Colab에서 열기"
 
 
 def _settings(app):
-    from course.notebook_export import Settings
+    from course.notebook.export import Settings
 
     options = app.config.html_theme_options or {}
     url = str(options.get("repository_url") or "").strip()
@@ -29,7 +29,7 @@ def _settings(app):
 
 def page_links(settings) -> dict:
     """{docname: Colab URL} for every page written as a notebook; empty without a GitHub repository."""
-    from course.notebook_export import REPO, chapters, docname
+    from course.notebook.export import REPO, chapters, docname
 
     if settings.github is None:
         return {}

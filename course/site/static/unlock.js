@@ -1,6 +1,6 @@
 /*
  * SGEMM course: chapters that open with the instructor's unlock code (course_settings
- * gating_unlock: instructor; Python side: course/unlock.py, course/gating.py).
+ * gating_unlock: instructor; Python side: course/quiz/unlock.py, course/gating.py).
  *
  * A gated chapter's marker then carries the instructor's public key and the course text:
  *   <div class="course-gate" data-module="7" data-requires="6" data-unlock="instructor"
@@ -9,7 +9,7 @@
  * this script writes the lock notice with a small form (student id + code), and opens the chapter
  * (options.open) only when WebCrypto verifies the code: ECDSA P-256 / SHA-256 over
  *   "sgemm-course-unlock/v1" LF <course> LF <module> LF <student id>
- * (course text and id: NFC, whitespace at both ends removed, as course/unlock.py does), the
+ * (course text and id: NFC, whitespace at both ends removed, as course/quiz/unlock.py does), the
  * signature in its raw r||s form, base64url, after the prefix "U<module>-".
  *
  * A verified code is kept in localStorage ("sgemm-course-unlock") and verified AGAIN on every page
@@ -32,7 +32,7 @@
 
   var STORAGE_KEY = "sgemm-course-unlock";
   var MESSAGE_HEAD = "sgemm-course-unlock/v1";
-  // The same list as course/unlock.py STRIP_CHARS.
+  // The same list as course/quiz/unlock.py STRIP_CHARS.
   var STRIP_CLASS = "[ \\t\\n\\r\\f\\v\\u00a0\\u1680\\u2000-\\u200a\\u200b\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]";
   var EDGES = new RegExp("^" + STRIP_CLASS + "+|" + STRIP_CLASS + "+$", "g");
   var ANYWHERE = new RegExp(STRIP_CLASS, "g");
