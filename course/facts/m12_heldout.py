@@ -403,6 +403,21 @@ def _span(values, scale: float = 100, fmt: str = ".0f") -> str:
     return f"{scale * min(values):{fmt}}–{scale * max(values):{fmt}}"
 
 
+def _swing(values) -> int:
+    """How far the largest of `values` is above the smallest, in whole percent (rounded down)."""
+    values = list(values)
+    return int(100 * (max(values) / min(values) - 1))
+
+
+def _stream_predictions(row) -> dict:
+    """The model's predicted time (us) of the streaming path cut into K slices (split > 1) at a held-out row's
+    shape, on the listed GPU the record was made on, by split."""
+    from kernels import level7_model as model
+    limits = devices.profile(heldout["device"].split()[-1])
+    return {p.split: p.total_us for p in model.predictions(*shape_of(row), limits)
+            if p.is_stream and p.split > 1}
+
+
 if heldout is not None:
     _dram = heldout["dram_gbs_measured"]
     _ones, _sixteens = _side_rows(heldout, 1), _side_rows(heldout, SMALL_SIDE)
@@ -423,6 +438,10 @@ if heldout is not None:
     _top_stream = {k: v for k, v in _top_times.items()          # the streaming path cut into K slices (split > 1)
                    if k.startswith(_top2[0]["choice"]["tile"] + " ") and not k.endswith(" split 1")}
     f.set("ho_top_meas_span", _span((v * 1000 for v in _top_stream.values()), 1, ".0f"))
+    f.set("ho_top_meas_swing", _swing(_top_stream.values()), "d")
+    _top_preds = _stream_predictions(_top2[0])
+    f.set("ho_top_pred_span", _span(_top_preds.values(), 1, ".0f"))
+    f.set("ho_top_pred_swing", _swing(_top_preds.values()), "d")
     f.set("sweep_rounds", heldout["sweep_rule"]["rounds"], "d")
 f.set("bench_heldout", ", ".join(shape_label(*s) for s in _bench_shapes() if s in set(_heldout_shapes())))
 
@@ -454,25 +473,25 @@ def review_memory_end_sentences(check):
     check(multi and max(frac(r, "cublas_ms") for r in multi) < 0.6
           and geomean(r["cublas_ms"] / r["level7_ms"] for r in multi) > 1.2,
           "본문: 8행과 16행에서는 cuBLAS가 잰 대역폭의 60%에도 못 미치고, Level 7이 평균으로 앞선다")
-    check(sixteens and max(frac(r) for r in sixteens) < 0.6 and min(frac(r) for r in ones) > max(frac(r) for r in sixteens),
-          "본문: 16행에서는 Level 7도 잰 대역폭의 60%에 못 미친다 (한 행보다 낮다)")
+    check(sixteens and max(frac(r) for r in sixteens) < 0.7 and min(frac(r) for r in ones) > max(frac(r) for r in sixteens),
+          "본문: 16행에서는 Level 7도 잰 대역폭의 70%에 못 미친다 (한 행보다 낮다)")
     big_wins = [r for r in timed_rows(heldout) if memory_bound(r) and r["cublas_ms"] / r["level7_ms"] > 1.1]
     check(big_wins and all(min(r["M"], r["N"]) > 1 for r in big_wins)
           and 0 < sum(r["cublas_ms"] < r["level7_ms"] for r in sixteens) < len(sixteens),
           "본문: Level 7이 크게(10% 넘게) 앞서는 메모리 한계 모양은 모두 8행이나 16행이고, 16행 가운데 일부에서는 cuBLAS보다 느리다")
     top = sorted((r for r in timed_rows(heldout) if "regret" in r), key=lambda r: -r["regret"])[:2]
     check(all(is_stream(r["choice"]) and r["choice"]["split"] == 8 and r["best_measured"]["choice"]["split"] == 2
-              and r["N"] == 14336 and r["regret"] > 0.1 for r in top),
-          "본문: 후회가 가장 큰 두 모양은 N = 14336의 스트리밍 경로로, 모델은 split 8을 골랐고 split 2가 가장 빨랐다 (10% 넘게)")
+              and r["N"] == 14336 and r["regret"] > 0.05 for r in top),
+          "본문: 후회가 가장 큰 두 모양은 N = 14336의 스트리밍 경로로, 모델은 split 8을 골랐고 split 2가 가장 빨랐다")
     t = top[0]
-    preds = {p.split: p.total_us for p in model.predictions(*shape_of(t), devices.profile("H200")) if is_stream(
-        {"tile": p.candidate.tile.name})}
-    times = {int(k.rsplit(" ", 1)[1]): v * 1000 for k, v in t["sweep"]["times"].items() if k.startswith("stream-B ")}
-    many = [s for s in times if s > 1]
-    check(max(preds[s] for s in many) / min(preds[s] for s in many) < 1.15
-          and max(times[s] for s in many) / min(times[s] for s in many) > 1.15
-          and max(times[s] for s in many) > 1.3 * max(preds[s] for s in many),
-          "본문: 그 모양에서 모델은 split 2–16을 15% 안에서 비슷하다고 보지만, 잰 시간은 split에 따라 15% 넘게 오르내리고 예측보다 30% 넘게 길다")
+    preds = _stream_predictions(t)
+    times = {int(k.rsplit(" ", 1)[1]): v * 1000 for k, v in t["sweep"]["times"].items()
+             if k.startswith(t["choice"]["tile"] + " ") and not k.endswith(" split 1")}
+    check(set(preds) == set(times) and max(preds.values()) / min(preds.values()) < 1.15
+          and max(times.values()) / min(times.values()) > 1.15
+          and min(preds, key=preds.get) == t["choice"]["split"] and min(times, key=times.get) != t["choice"]["split"],
+          "본문: 그 모양에서 모델은 split 2–16을 15% 안에서 비슷하다고 보고 split 8을 가장 빠르다고 보지만, 잰 시간은 "
+          "split에 따라 15% 넘게 오르내리고 가장 빠른 것은 다른 split이다")
     rule = heldout["sweep_rule"]
     check(rule["rounds"] == 3 and "own alternation" in rule["note"],
           "본문: 처음 보는 모양의 후회는 후보들을 한 번의 번갈아 재기(3라운드)에서 잰 시간으로 매긴다")
