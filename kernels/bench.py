@@ -16,7 +16,7 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from kernels import check, compiler, configs, launch, registry, timing
+from kernels import check, configs, launch, loader, registry, timing
 from kernels.device import info
 from kernels.timing import Timing  # noqa: F401  (bench.Timing: the same record of a time)
 
@@ -126,7 +126,7 @@ def bench_size(names: Iterable[str], M: int, N: int, K: int, warmup: int = 3, re
         # the time a caller of run() waits for.
         t_cublas, t = interleaved_timings(cublas, launches, warmup, reps)
         cublas_times.append(t_cublas)
-        res = {k: v for k, v in compiler.resources(name).items() if k in RESOURCE_FIELDS}
+        res = {k: v for k, v in loader.resources(name).items() if k in RESOURCE_FIELDS}
         row = _row(name, spec, M, N, K, t, peak, t_cublas.median_ms, rel_error, res, first.staged)
         if spec.family:
             row.extra.update(config=dict(spec.config), config_text=configs.config_text(spec))
@@ -203,7 +203,7 @@ def variant_rows(file: str, name: str, defines: dict, block: tuple, tile: tuple,
     """
     import cupy
 
-    kernel = compiler.get_variant(file, name, defines, dynamic_smem, block[0] * block[1])
+    kernel = loader.get_variant(file, name, defines, dynamic_smem, block[0] * block[1])
     rows = []
     for n in sizes:
         copies = timing.operand_copies(n, n, n, seed)

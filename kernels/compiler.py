@@ -1,13 +1,16 @@
 """Compiling the kernel sources.
 
 Two paths share one preprocessed source:
-  * at run time, CuPy's RawModule (NVRTC) for the current device, cached per process, in the active
-    device's configuration (kernels/configs.py) and guarded against its limits; under a device profile
-    below compute capability 8.0 (COURSE_DEVICE_PROFILE=T4) the kernels are compiled to PTX for that
-    architecture and JIT-compiled by the driver, so their sm_75 code paths run on any newer GPU;
+  * at run time, CuPy's RawModule (NVRTC) for the current device, cached per process; under a device
+    profile below compute capability 8.0 (COURSE_DEVICE_PROFILE=T4) the kernels are compiled to PTX for
+    that architecture and JIT-compiled by the driver, so their sm_75 code paths run on any newer GPU;
   * ahead of time, NVRTC through ctypes for a *named* architecture (sm_80, sm_90, ...), which
     needs no GPU and no driver, so SASS can be inspected on any machine. Its output is kept in a disk
     cache keyed by the text, the architecture, the options and the NVRTC version.
+
+This module only compiles: it knows the device profile (kernels/devices.py) but not the configurations.
+Choosing a kernel's configuration (kernels/configs.py) reads the resources of what is compiled here, and
+loading a kernel by name in that configuration, guarded against the device's limits, is kernels/loader.py.
 """
 from __future__ import annotations
 
@@ -22,8 +25,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from kernels import configs, registry
-from kernels.errors import CompileError, DeviceLimitError, GPUUnavailableError
+from kernels import devices, registry
+from kernels.errors import CompileError, GPUUnavailableError
 from kernels.source import headers, read_source
 
 NVRTC_OPTIONS = ("-std=c++17", "-lineinfo")
@@ -91,19 +94,10 @@ def ptx_target() -> str | None:
     in the machine: `__CUDA_ARCH__` is 750 while NVRTC compiles, so the kernels take their sm_75 code
     paths (the synchronous fallback of cp.async) even on an H100.
     """
-    profile = configs.active_profile()
+    profile = devices.profile_from_env()
     if profile is None or profile.has_cp_async:
         return None
     return f"compute_{profile.cc[0]}{profile.cc[1]}"
-
-
-STATIC_SMEM_LIMIT = 48 * 1024   # a block may use more shared memory only after opting in
-
-
-def allow_dynamic_smem(kernel, nbytes: int) -> None:
-    """Let `kernel` launch with `nbytes` of dynamic shared memory (opt-in above 48 KiB)."""
-    if nbytes > STATIC_SMEM_LIMIT and kernel.max_dynamic_shared_size_bytes < nbytes:
-        kernel.max_dynamic_shared_size_bytes = nbytes
 
 
 def variant_source(file: str, defines: dict) -> str:
@@ -137,91 +131,23 @@ def _function(file: str, name: str, defines: dict):
 
 
 def load(spec: registry.KernelSpec):
-    """The compiled kernel of a (configured) registry spec, without the device-limit guard."""
+    """The compiled kernel of a (configured) registry spec, without the device-limit guard (kernels/loader.py
+    adds it)."""
     return _function(spec.file, spec.name, dict(spec.defines))
 
 
-def guard(kernel, spec: registry.KernelSpec) -> None:
-    """Refuse, in Korean, a kernel whose configuration exceeds the active device or the real GPU.
-
-    Checked before the launch with the numbers ptxas gave the loaded kernel, so that a learner never sees
-    the raw CUDA error (too many resources, invalid argument) the launch would otherwise raise.
-    """
-    resources = configs.Resources(int(kernel.num_regs), int(kernel.shared_size_bytes))
-    checked = []
-    for limits in (configs.active_profile(), configs.current_limits()):
-        if limits is None or limits in checked:
-            continue
-        checked.append(limits)
-        result = configs.fit(spec, limits, resources)
-        if not result.fits:
-            raise DeviceLimitError(limit_message(spec, limits, result.problems))
-
-
-def limit_message(spec: registry.KernelSpec, limits, problems: list[str]) -> str:
-    """The Korean refusal: which kernel and configuration, which device, which limit."""
-    profile = configs.active_profile()
-    whose = f"장치 프로필(COURSE_DEVICE_PROFILE={profile.name})" if profile is limits else "이 GPU"
-    shape = configs.config_text(spec)
-    return (f"실행할 수 없는 구성입니다(device limit). 커널: {spec.name}"
-            + (f" ({shape})" if shape != "-" else "")
-            + f". 장치: {whose} {limits.title} (compute capability {limits.cc_text}). 넘는 한도: "
-            + "; ".join(problems) + ". 커널을 실행하지 않았고, 장에서는 기록된 결과를 대신 보여 줍니다.")
-
-
-def get_kernel(name: str):
-    """The compiled cupy.RawKernel of a registry kernel, in the active device's configuration."""
-    spec = configs.spec_for(name)
-    kernel = load(spec)
-    guard(kernel, spec)
-    allow_dynamic_smem(kernel, spec.dynamic_smem)
-    return kernel
-
-
-def get_variant(file: str, name: str, defines: dict, dynamic_smem: int = 0, threads: int | None = None):
-    """A kernel of `file` compiled with extra -D style defines (cached per process and device).
-
-    Guarded like every launch: a variant that would not fit the active device (a tuner's configuration
-    under COURSE_DEVICE_PROFILE=T4, say) raises DeviceLimitError. `threads` defaults to the registry's.
-    """
-    kernel = _function(file, name, defines)
-    base = registry.KERNELS.get(name)
-    block = (threads, 1) if threads else (base.block if base else (1, 1))
-    spec = registry.KernelSpec(name, file, base.level if base else -1, "variant", name, block, (1, 1),
-                               dynamic_smem=dynamic_smem, defines=tuple(sorted(defines.items())))
-    guard(kernel, spec)
-    allow_dynamic_smem(kernel, dynamic_smem)
-    return kernel
-
-
-def kernel_from_source(source: str, name: str, dynamic_smem: int = 0, threads: int = 256):
-    """A kernel compiled from a whole source text (a chapter's modified copy), for the active target, guarded."""
+def function_from_source(source: str, name: str):
+    """Function `name` of a whole source text (a chapter's modified copy), compiled for the active target and
+    not guarded (kernels/loader.py's kernel_from_source checks it against the device)."""
     cupy = _cupy()
     digest = hashlib.sha256(source.encode()).hexdigest()[:16]
     target = ptx_target()
     try:
         if target is None:
-            kernel = cupy.RawModule(code=source, options=NVRTC_OPTIONS).get_function(name)
-        else:
-            kernel = cupy.RawModule(path=str(ptx_file(f"source-{digest}.cu", target, source))).get_function(name)
+            return cupy.RawModule(code=source, options=NVRTC_OPTIONS).get_function(name)
+        return cupy.RawModule(path=str(ptx_file(f"source-{digest}.cu", target, source))).get_function(name)
     except cupy.cuda.compiler.CompileException as exc:
         raise CompileError(f"{name} 컴파일 실패(compile error):\n{exc}") from exc
-    spec = registry.KernelSpec(name, "", -1, "source", name, (threads, 1), (1, 1), dynamic_smem=dynamic_smem)
-    guard(kernel, spec)
-    allow_dynamic_smem(kernel, dynamic_smem)
-    return kernel
-
-
-def resources(name: str) -> dict:
-    """Registers, shared and local memory of a compiled kernel, as the driver reports them."""
-    k = get_kernel(name)
-    return {
-        "registers": int(k.num_regs),
-        "smem_static": int(k.shared_size_bytes),
-        "smem_dynamic": configs.spec_for(name).dynamic_smem,
-        "local_bytes": int(k.local_size_bytes),
-        "max_threads_per_block": int(k.max_threads_per_block),
-    }
 
 
 # --------------------------------------------------------------------------- ahead of time (ctypes)
@@ -318,7 +244,8 @@ def _cache_path(kind: str, arch: str, text: str, name: str) -> Path | None:
     return folder / f"{hashlib.sha256(chr(0).join(parts).encode()).hexdigest()}.{kind}"
 
 
-def _store(path: Path, data: bytes) -> None:
+def store_file(path: Path, data: bytes) -> None:
+    """Write a cache file atomically, or skip it where the cache folder cannot be written."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
@@ -338,7 +265,7 @@ def _cached(kind: str, arch: str, text: str, name: str) -> bytes:
     if kind == "ptx":
         data = data.rstrip(b"\0")   # NVRTC's PTX ends in a NUL; the file the driver loads must not
     if path is not None:
-        _store(path, data)
+        store_file(path, data)
     return data
 
 

@@ -26,9 +26,12 @@ on a T4, 99 KiB on an RTX 30xx/40xx, L4 or A10G, 163 KiB on an A100 and 227 KiB 
 On the H100 and H200 the rule gives exactly the tuned configurations the book was measured with
 (registry.LEVEL5, registry.LEVEL6; a CPU test checks it).
 
-`spec_for(name)` is what the launcher uses: the registry's kernel with the configuration of the active
-device, which is COURSE_DEVICE_PROFILE's listed GPU when that is set (for example T4 on an H100, to
-check the T4 configuration there), otherwise the GPU in this machine.
+`spec_for(name)` is what the loader (kernels/loader.py) uses: the registry's kernel with the configuration
+of the active device, which is COURSE_DEVICE_PROFILE's listed GPU when that is set (for example T4 on an
+H100, to check the T4 configuration there), otherwise the GPU in this machine.
+
+Registers and shared memory come from below: the cubin compiled ahead of time (kernels/compiler.py) and
+read by kernels/sass.py, or the kernel loaded on this GPU. Neither of those imports this module.
 """
 from __future__ import annotations
 
@@ -38,8 +41,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable
 
-from kernels import devices, registry
+from kernels import compiler, devices, registry, sass
 from kernels.devices import DeviceLimits
+from kernels.errors import DeviceLimitError
 
 # Level 5's rings: (BK, STAGES, EARLY_BARRIER), those tools/tune_async.py measures. The early-barrier loop
 # keeps the ring's refill convention (tile kt + STAGES - 1 into tile kt - 1's stage), which needs three stages
@@ -103,8 +107,6 @@ ResourceSource = Callable[[registry.KernelSpec, DeviceLimits], Resources]
 
 def cubin_resources(spec: registry.KernelSpec, limits: DeviceLimits) -> Resources:
     """Registers and static shared memory from the cubin compiled ahead of time for the device's cc."""
-    from kernels import compiler, sass
-
     text = compiler.variant_source(spec.file, dict(spec.defines))
     usage = sass.resource_usage(spec.file, limits.arch, text)[spec.name]
     reserved = sass.SYSTEM_SMEM_BYTES if usage["smem_static"] and limits.cc >= (9, 0) else 0
@@ -213,8 +215,6 @@ def choose(family: str, limits: DeviceLimits, resources: ResourceSource = cubin_
             if best is None or real > best[0]:
                 best = (real, cfg)
     if best is None:
-        from kernels.errors import DeviceLimitError
-
         raise DeviceLimitError(
             f"{family}의 어떤 구성도 {limits.title}({limits.cc_text})에 맞지 않습니다: 블록당 공유 메모리 한도 "
             f"{limits.smem_per_block_optin:,} B, SM당 {limits.smem_per_sm:,} B. 이 GPU에서는 기록된 결과를 보세요."
@@ -249,9 +249,7 @@ def _current(device_id: int) -> DeviceLimits:
 
 def current_limits() -> DeviceLimits:
     """The GPU in this machine (raises GPUUnavailableError without one)."""
-    from kernels.compiler import device_id
-
-    return _current(device_id())
+    return _current(compiler.device_id())
 
 
 def active_limits() -> DeviceLimits:
@@ -261,8 +259,6 @@ def active_limits() -> DeviceLimits:
 
 def runtime_resources(spec: registry.KernelSpec, limits: DeviceLimits) -> Resources:
     """Registers and static shared memory of the kernel as loaded on this machine's GPU."""
-    from kernels import compiler
-
     kernel = compiler.load(spec)
     return Resources(int(kernel.num_regs), int(kernel.shared_size_bytes))
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernels import compiler, configs, registry
+from kernels import configs, loader, registry
 from kernels.errors import KernelInputError
 from korean_text import with_particle
 
@@ -395,7 +395,7 @@ def prepare(name: str, A, B, C=None, alpha: float = 1.0, beta: float = 0.0) -> L
         if C is None:
             C = cupy.empty((p.M, p.N), dtype=cupy.float32)
         return importlib.import_module(f"kernels.{spec.dispatch}").prepare_launch(name, p, A, B, C)
-    kernel = compiler.get_kernel(name)   # compiled and checked against the device before any allocation
+    kernel = loader.get_kernel(name)   # compiled and checked against the device before any allocation
     if C is None:
         C = cupy.empty((p.M, p.N), dtype=cupy.float32)
     return Launch(name, p, kernel, A, B, C)

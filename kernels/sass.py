@@ -17,7 +17,7 @@ import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 
-from kernels import registry
+from kernels import compiler, registry
 from kernels.compiler import compile_cubin
 from kernels.errors import CompileError
 
@@ -61,16 +61,14 @@ def _tool_identity() -> str:
 def _cuobjdump(args: list[str], cubin: bytes) -> str:
     """cuobjdump's output for a cubin, kept in the compiler's disk cache (disassembling a large kernel takes
     seconds, and chapters, facts and tests ask for the same listings in many processes)."""
-    from kernels.compiler import _store, cache_dir
-
-    folder = cache_dir()
+    folder = compiler.cache_dir()
     key = hashlib.sha256(b"\0".join([" ".join(args).encode(), _tool_identity().encode(), cubin])).hexdigest()
     path = folder / "cuobjdump" / f"{key}.txt" if folder else None
     if path is not None and path.exists():
         return path.read_text(encoding="utf-8")
     text = _run_cuobjdump(args, cubin)
     if path is not None:
-        _store(path, text.encode("utf-8"))
+        compiler.store_file(path, text.encode("utf-8"))
     return text
 
 
@@ -107,8 +105,6 @@ def _disassemble(file: str, arch: str, source: str | None) -> tuple:
 
 def main_loop(kernel: str, arch: str = "sm_90", source: str | None = None) -> list[tuple[int, str]]:
     """(address, instruction) of a kernel's main loop: the backward branch's span that holds the most FFMAs."""
-    from kernels import registry
-
     text = disassemble(registry.get(kernel).file, arch, source)[kernel]
     insts = [(int(a, 16), i.strip()) for a, i in re.findall(r"/\*([0-9a-f]{4,})\*/\s+([^;]*);", text)]
     best: list[tuple[int, str]] = []

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import REPO
-from kernels import compiler, configs, devices, registry, sass
+from kernels import compiler, configs, devices, loader, registry, sass
 from kernels.errors import DeviceLimitError, KernelInputError
 from kernels.launch import Operand, plan
 
@@ -235,13 +235,13 @@ def test_guard_refuses_in_korean_naming_the_kernel_and_the_limit(monkeypatch):
     monkeypatch.setattr(configs, "current_limits", lambda: devices.profile("T4"))
     h100_l6 = registry.get("sgemm_warp_tiling")
     with pytest.raises(DeviceLimitError) as err:
-        compiler.guard(_fake_kernel(240, 0), h100_l6)
+        loader.guard(_fake_kernel(240, 0), h100_l6)
     message = str(err.value)
     assert isinstance(err.value, KernelInputError)
     assert "sgemm_warp_tiling" in message and "공유 메모리" in message and "198,656" in message
     assert "65,536" in message and "NVIDIA T4" in message and "기록된 결과" in message
     t4_l6 = configs.spec_for("sgemm_warp_tiling", devices.profile("T4"))
-    compiler.guard(_fake_kernel(209, 0), t4_l6)   # the T4's own configuration passes
+    loader.guard(_fake_kernel(209, 0), t4_l6)   # the T4's own configuration passes
 
 
 def test_guard_checks_the_profile_and_the_real_gpu(monkeypatch):
@@ -249,18 +249,18 @@ def test_guard_checks_the_profile_and_the_real_gpu(monkeypatch):
     monkeypatch.setenv("COURSE_DEVICE_PROFILE", "H100")
     monkeypatch.setattr(configs, "current_limits", lambda: devices.profile("RTX3090"))
     with pytest.raises(DeviceLimitError, match="이 GPU GeForce RTX 3090"):
-        compiler.guard(_fake_kernel(240, 0), configs.spec_for("sgemm_warp_tiling"))
+        loader.guard(_fake_kernel(240, 0), configs.spec_for("sgemm_warp_tiling"))
     monkeypatch.setenv("COURSE_DEVICE_PROFILE", "T4")
     monkeypatch.setattr(configs, "current_limits", lambda: devices.profile("H100"))
     wide = registry.configured("sgemm_async_copy_vec", {"BK": 32, "STAGES": 3, "EARLY_BARRIER": 1})
     with pytest.raises(DeviceLimitError, match="COURSE_DEVICE_PROFILE=T4"):
-        compiler.guard(_fake_kernel(125, 0), wide)
+        loader.guard(_fake_kernel(125, 0), wide)
     threads = registry.KernelSpec("x", "", -1, "", "", (2048, 1), (1, 1))
     with pytest.raises(DeviceLimitError, match="스레드"):
-        compiler.guard(_fake_kernel(32, 0), threads)
+        loader.guard(_fake_kernel(32, 0), threads)
     regs = registry.KernelSpec("y", "", -1, "", "", (1024, 1), (1, 1))
     with pytest.raises(DeviceLimitError, match="레지스터"):
-        compiler.guard(_fake_kernel(128, 0), regs)
+        loader.guard(_fake_kernel(128, 0), regs)
 
 
 def test_configurable_kernels_and_their_defines():

@@ -312,7 +312,7 @@ def test_the_worker_gives_each_kernel_its_own_copies_of_the_padded_operands(cloc
 
 def test_the_reduce_worker_times_over_copies_of_the_workspace_too(clock, monkeypatch):
     from course.autograder import reduce_worker
-    from kernels import compiler
+    from kernels import loader
 
     def course(grid, block, args):
         P, C, M, N, ldp, ldc, S = args[:7]
@@ -326,7 +326,7 @@ def test_the_reduce_worker_times_over_copies_of_the_workspace_too(clock, monkeyp
             clock.now += 2.0
             C[:, :N] = sum(P[s * M:(s + 1) * M, :N] for s in range(S))
 
-    monkeypatch.setattr(compiler, "get_variant", lambda *args, **kwargs: course)
+    monkeypatch.setattr(loader, "get_variant", lambda *args, **kwargs: course)
     monkeypatch.setattr(reduce_worker, "emit", lambda *args, **kwargs: None)
     monkeypatch.setattr(timing, "room", lambda set_bytes, elements: 2)
     job = {"case": {"M": 8, "N": 12, "S": 3, "pad_p": 4, "pad_c": 0}, "reference": "shape_aware_reduce", "reps": 5}

@@ -210,11 +210,11 @@ def test_the_hold_hides_the_host_launch_cost():
 
 def test_resources_match_registry():
     """Registers, static and dynamic shared memory of each kernel in the active device's configuration."""
-    from kernels import compiler, configs
+    from kernels import configs, loader
 
     for name in registry.KERNELS:
         spec = configs.spec_for(name)
-        res = compiler.resources(name)
+        res = loader.resources(name)
         assert res["local_bytes"] == 0, f"{name} spills to local memory"
         assert res["registers"] <= 255
         assert res["smem_static"] >= spec.static_smem, name

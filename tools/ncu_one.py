@@ -15,7 +15,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.environ.setdefault("CUPY_TF32", "0")
 
-from kernels import check, compiler, configs, registry  # noqa: E402
+from kernels import check, configs, loader, registry  # noqa: E402
 
 
 def configured(name: str, defines: dict) -> tuple[registry.KernelSpec, dict]:
@@ -50,7 +50,7 @@ def main() -> int:
         return 0
     spec, defines = configured(name, dict(d.split("=", 1) for d in defs))
     grid, block, smem = launch_shape(spec, n)
-    k = compiler.get_variant(spec.file, name, defines, smem, spec.threads)
+    k = loader.get_variant(spec.file, name, defines, smem, spec.threads)
     args = (A, B, C, *(np.int32(v) for v in (n, n, n, n, n, n)), np.float32(1), np.float32(0))
     for _ in range(2):
         k(grid, block, args, shared_mem=smem)

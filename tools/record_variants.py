@@ -19,7 +19,7 @@ from pathlib import Path
 os.environ.setdefault("CUPY_TF32", "0")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kernels import bench, check, compiler, launch, record, registry  # noqa: E402
+from kernels import bench, check, launch, loader, record, registry  # noqa: E402
 from kernels.variants import VARIANTS  # noqa: E402
 
 OUT = record.DATA_DIR / "variants.json"
@@ -29,8 +29,8 @@ TOLERANCE = 1e-5
 def compile_variant(v):
     spec = registry.get(v.base)
     if v.source is None:
-        return compiler.get_variant(spec.file, v.entry, v.defines, spec.dynamic_smem, spec.threads)
-    return compiler.kernel_from_source(v.source(), v.entry, spec.dynamic_smem, spec.threads)
+        return loader.get_variant(spec.file, v.entry, v.defines, spec.dynamic_smem, spec.threads)
+    return loader.kernel_from_source(v.source(), v.entry, spec.dynamic_smem, spec.threads)
 
 
 def measure(v, kernel, n: int, reps: int) -> dict:
@@ -79,7 +79,7 @@ def main() -> int:
     for name in args.only or list(VARIANTS):
         v = VARIANTS[name]
         kernel = compile_variant(v)
-        base_regs = compiler.get_kernel(v.base).attributes["num_regs"]
+        base_regs = loader.get_kernel(v.base).attributes["num_regs"]
         regs = kernel.attributes["num_regs"]
         out["variants"][name] = {"base": v.base, "what_ko": v.what_ko, "defines": v.defines,
                                  "registers": regs, "base_registers": base_regs}

@@ -46,12 +46,12 @@ def against_level4(spec, defines: dict, smem: int, n: int) -> float:
     import cupy
     import numpy as np
 
-    from kernels import compiler, timing
+    from kernels import loader, timing
 
     copies = timing.operand_copies(n, n, n)
     dims = tuple(np.int32(v) for v in (n, n, n, n, n, n)) + (np.float32(1.0), np.float32(0.0))
-    l4 = compiler.get_kernel("sgemm_double_buffer")
-    l5 = compiler.get_variant(spec.file, spec.name, defines, smem)
+    l4 = loader.get_kernel("sgemm_double_buffer")
+    l5 = loader.get_variant(spec.file, spec.name, defines, smem)
     grid = spec.grid(n, n)
     run5 = [lambda A=A, B=B, C=C: l5(grid, (*spec.block, 1), (A, B, C, *dims), shared_mem=smem) for A, B, C in copies]
     run4 = [lambda A=A, B=B, C=C: l4(grid, (16, 16, 1), (A, B, C, *dims)) for A, B, C in copies]

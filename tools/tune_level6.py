@@ -19,7 +19,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.environ.setdefault("CUPY_TF32", "0")
 
-from kernels import bench, check, compiler, record, registry  # noqa: E402
+from kernels import bench, check, loader, record, registry  # noqa: E402
 from kernels.errors import DeviceLimitError  # noqa: E402
 
 FILE, NAME = "sgemm_warp_tiling.cu", "sgemm_warp_tiling"
@@ -71,7 +71,7 @@ def check_awkward(c: dict) -> float:
     import cupy
     import numpy as np
 
-    kernel = compiler.get_variant(FILE, NAME, defines(c), registry.level6_smem(c), registry.level6_threads(c))
+    kernel = loader.get_variant(FILE, NAME, defines(c), registry.level6_smem(c), registry.level6_threads(c))
     worst = 0.0
     for i, (M, N, K) in enumerate([(131, 260, 37), (1000, 1024, 1025), (257, 132, 8), (3, 4, 1)]):
         A, B = check.random_matrix(M, K, 50 + i), check.random_matrix(K, N, 60 + i)

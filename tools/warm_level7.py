@@ -46,7 +46,7 @@ def jobs(all_profiles: bool, levels: bool) -> list[tuple]:
 
 
 def compile_one(job: tuple) -> str:
-    from kernels import compiler, level7
+    from kernels import level7, loader
 
     start = time.perf_counter()
     if job[0] == "level7":
@@ -58,7 +58,7 @@ def compile_one(job: tuple) -> str:
         level7.stream_kernels(cand, v4)
         what = f"{cand.tile.name} rows {cand.tile.rows} v4={int(v4)}"
     else:
-        compiler.get_kernel(job[1])
+        loader.get_kernel(job[1])
         what = job[1]
     return f"{what}: {time.perf_counter() - start:.1f} s"
 
