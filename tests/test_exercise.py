@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from course.autograder import cases, gpu, spec as specs, static
+from course.autograder import cases, diagnosis, gpu, spec as specs, static
 from course.autograder.checker import check_source
 from course.autograder.learner import ExerciseInputError, decode_source, read_source_file
 from course.autograder.verdict import CHECKS, CheckResult, Verdict, verdict_table_html
@@ -72,7 +72,7 @@ def test_wrong_attempts_cover_the_required_diagnoses():
     for s in EXERCISES:
         assert len(s.wrong_attempts) >= 2, s.id
         for w in s.wrong_attempts:
-            assert w.diagnosis in specs.DIAGNOSES and (s.folder / w.file).is_file(), (s.id, w.file)
+            assert w.diagnosis in diagnosis.DIAGNOSES and (s.folder / w.file).is_file(), (s.id, w.file)
     found = {w.diagnosis for s in EXERCISES for w in s.wrong_attempts}
     assert {"race", "out_of_bounds", "too_slow"} <= found
 
@@ -558,7 +558,7 @@ def test_sanitizer_reports_point_at_source_lines():
     result = gpu._hazard_result(runs, [], gpu.Limits(), source)
     assert result.diagnosis == "race" and "24행" in result.message_ko and "__syncthreads()" in result.message_ko
     assert "타일" in result.message_ko                          # an SGEMM's advice speaks of tiles
-    reduce = gpu._hazard_result(runs, [], gpu.Limits(), source, "reduce")
+    reduce = gpu._hazard_result(runs, [], gpu.Limits(), source, "splitk_reduce")
     assert reduce.diagnosis == "race" and "__syncthreads()" in reduce.message_ko and "타일" not in reduce.message_ko
 
 
@@ -735,7 +735,7 @@ def test_grade_code_usage_errors(tmp_path):
 # ----------------------------------------------------------------------------- progress and the notebook
 
 def test_progress_keeps_exercise_attempts_and_hints(tmp_path):
-    from course.progress import ProgressStore
+    from course.quiz.progress import ProgressStore
 
     store = ProgressStore(tmp_path)
     v = _verdict(("pass", None), ("pass", None), ("fail", "race"), ("fail", "race"), ("skip", None)).to_dict()
@@ -757,7 +757,7 @@ def test_progress_keeps_exercise_attempts_and_hints(tmp_path):
 
 def test_lab_session_checks_hints_and_solution(tmp_path):
     from course.autograder.lab import LabSession
-    from course.progress import ProgressStore
+    from course.quiz.progress import ProgressStore
 
     s = BY_ID["m06-e1"]
     session = LabSession(ProgressStore(tmp_path))
@@ -785,7 +785,7 @@ def test_magics_register_in_ipython(tmp_path, monkeypatch):
     pytest.importorskip("IPython")
     from IPython.core.interactiveshell import InteractiveShell
 
-    from course import exercise_magic
+    from course.notebook import exercise_magic
 
     monkeypatch.setenv("SGEMM_COURSE_DATA", str(tmp_path))
     shell = InteractiveShell.instance()
@@ -804,7 +804,7 @@ def test_magics_register_in_ipython(tmp_path, monkeypatch):
 def test_chapters_show_a_card_and_a_skipped_start_cell_per_exercise(module, page):
     text = (REPO / "book" / f"{page}.md").read_text(encoding="utf-8")
     assert "## 실습: 직접 짜 보기" in text
-    assert re.search(r":tags: \[skip-execution\]\n%load_ext course\.exercise_magic\n", text)
+    assert re.search(r":tags: \[skip-execution\]\n%load_ext course\.notebook\.exercise_magic\n", text)
     for s in (s for s in EXERCISES if s.module == module):
         assert re.search(r":tags: \[remove-input\]\nfrom course\.autograder\.page import card\n\ncard\(\"" + s.id, text), \
             f"{page}: no card cell for {s.id}"
@@ -863,7 +863,7 @@ def test_recorded_verdicts_show_every_solution_passing_and_every_diagnosis_match
             got = recorded[w.file]
             assert got["expected"] == w.diagnosis and got["got"] == w.diagnosis and got["matches"], (
                 f"{exercise_id}/{w.file}: the yaml names {w.diagnosis}, the recorded verdict got {got['got']}; "
-                "fix the attempt (or the checker) and re-record on a GPU: bash tools/device_issue21.sh")
+                "fix the attempt (or the checker) and re-record on a GPU: bash tools/gpu/record_exercises.sh")
             assert got["verdict"]["diagnosis"] == w.diagnosis and not got["verdict"]["passed"]
     assert data["all_solutions_pass"] and data["all_diagnoses_match"]
     diagnoses = {w["got"] for e in data["exercises"].values() for w in e["wrong_attempts"]}
@@ -875,7 +875,7 @@ def test_every_wrong_attempt_is_recorded_by_the_current_checker():
         missing = [f"{s.id}/{w.file}" for s in EXERCISES for w in s.wrong_attempts
                    if w.file not in {x["file"] for x in _record()["exercises"].get(s.id, {}).get("wrong_attempts", [])}] \
             if RECORD.exists() else ["(no record)"]
-        pytest.skip("book/data/exercises.json comes from an older checker; run tools/device_issue21.sh on a GPU and "
+        pytest.skip("book/data/exercises.json comes from an older checker; run tools/gpu/record_exercises.sh on a GPU and "
                     f"copy its exercises.json to book/data/ (not yet recorded: {', '.join(missing)})")
     data = _record()
     for s in EXERCISES:
@@ -891,7 +891,7 @@ def test_fault_advice_names_the_cause():
 
 
 def test_the_record_tool_tables_every_submission_with_its_reason(monkeypatch, capsys):
-    """tools/record_exercises.py on made-up verdicts (the GPU run itself: tools/device_issue21.sh)."""
+    """tools/record_exercises.py on made-up verdicts (the GPU run itself: tools/gpu/record_exercises.sh)."""
     import importlib.util
     import types
 

@@ -1,13 +1,13 @@
 """The checker's judgement of a split-K reduction (exercise kind "splitk_reduce"), without a GPU: the worker's
-reduce path (course.autograder.reduce_worker) on NumPy, through the same stand-in `cupy` as
+reduce path (course.autograder.kind_splitk_reduce) on NumPy, through the same stand-in `cupy` as
 tests/test_exercise_worker.py, against NumPy versions of m12-e1's solution and known-wrong attempts.
-The real .cu attempts get the same verdicts on the GPU (tools/device_issue21.sh -> book/data/exercises.json)."""
+The real .cu attempts get the same verdicts on the GPU (tools/gpu/record_exercises.sh -> book/data/exercises.json)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from course.autograder import gpu, kinds, reduce_worker, spec as specs, worker
+from course.autograder import gpu, kind_splitk_reduce, spec as specs, worker_base
 from test_exercise_worker import Junk, flat, numpy_cupy  # noqa: F401  (numpy_cupy: the autouse fixture)
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")   # NumPy on NaN and Inf, as IEEE wants
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")   # NumPy on N
 SPEC = specs.load("m12-e1")
 
 
-class FakeReduce(reduce_worker.ReduceKernel):
+class FakeReduce(kind_splitk_reduce.ReduceKernel):
     """m12-e1's launch in NumPy: `body(P, C, M, N, ldp, ldc, S, alpha, beta)` writes C through the views."""
 
     def __init__(self, body, junk):                     # no compile: the body is the kernel
@@ -96,8 +96,8 @@ def writes_workspace(P, C, M, N, ldp, ldc, S, alpha, beta):
 def judge(body, seed: int = 5):
     junk = Junk()
     kernel = FakeReduce(body, junk)
-    plan = kinds.reduce_correctness_cases(SPEC, seed)
-    outcomes = [worker.judge_case(kernel, junk, c.as_dict(), max(SPEC.tile)) for c in plan]
+    plan = kind_splitk_reduce.reduce_correctness_cases(SPEC, seed)
+    outcomes = [worker_base.judge_case(kernel, junk, c.as_dict(), max(SPEC.tile)) for c in plan]
     return gpu.judge_outcomes(SPEC, outcomes, seed, "NumPy", 1.0)
 
 

@@ -262,9 +262,9 @@ def test_a_sanitizer_that_crashes_on_its_own_is_run_once_more(monkeypatch):
 
 
 def test_the_worker_gives_each_kernel_its_own_copies_of_the_padded_operands(clock, monkeypatch):
-    """worker.speed on NumPy: the reference (kernels.launch.prepare, faked) and the learner each get `room()` copies
+    """kind_sgemm.speed on NumPy: the reference (kernels.launch.prepare, faked) and the learner each get `room()` copies
     of A, B and C with lda, ldb and ldc as the case pads them, none shared between the two."""
-    from course.autograder import worker
+    from course.autograder import kind_sgemm
     from kernels import launch
 
     seen = {"learner": set(), "reference": set()}
@@ -293,11 +293,11 @@ def test_the_worker_gives_each_kernel_its_own_copies_of_the_padded_operands(cloc
             C[...] = A @ B
 
     monkeypatch.setattr(launch, "prepare", Prepared)
-    monkeypatch.setattr(worker, "emit", lambda *args, **kwargs: None)
+    monkeypatch.setattr(kind_sgemm, "emit", lambda *args, **kwargs: None)
     monkeypatch.setattr(timing, "room", lambda set_bytes, elements: 3)
     job = {"case": {"M": 40, "N": 36, "K": 20, "pad_a": 4, "pad_b": 8, "pad_c": 12}, "reference": "sgemm_naive",
            "reps": 5}
-    measured = worker.speed(job, Learner())
+    measured = kind_sgemm.speed(job, Learner())
     assert (measured["lda"], measured["ldb"], measured["ldc"]) == (24, 44, 48)
     assert measured["copies"] == measured["calls"] == 3 and measured["ratio"] == pytest.approx(2.0)
     assert measured["wrong_launches"] == 0 and measured["launches_checked"] == 15
@@ -307,11 +307,11 @@ def test_the_worker_gives_each_kernel_its_own_copies_of_the_padded_operands(cloc
         raise timing.NoRoom("메모리가 모자랍니다", 2, 1)
 
     monkeypatch.setattr(timing, "room", no_room)
-    assert worker.speed(job, Learner())["no_room"] == "메모리가 모자랍니다"
+    assert kind_sgemm.speed(job, Learner())["no_room"] == "메모리가 모자랍니다"
 
 
 def test_the_reduce_worker_times_over_copies_of_the_workspace_too(clock, monkeypatch):
-    from course.autograder import reduce_worker
+    from course.autograder import kind_splitk_reduce
     from kernels import loader
 
     def course(grid, block, args):
@@ -327,9 +327,9 @@ def test_the_reduce_worker_times_over_copies_of_the_workspace_too(clock, monkeyp
             C[:, :N] = sum(P[s * M:(s + 1) * M, :N] for s in range(S))
 
     monkeypatch.setattr(loader, "get_variant", lambda *args, **kwargs: course)
-    monkeypatch.setattr(reduce_worker, "emit", lambda *args, **kwargs: None)
+    monkeypatch.setattr(kind_splitk_reduce, "emit", lambda *args, **kwargs: None)
     monkeypatch.setattr(timing, "room", lambda set_bytes, elements: 2)
     job = {"case": {"M": 8, "N": 12, "S": 3, "pad_p": 4, "pad_c": 0}, "reference": "shape_aware_reduce", "reps": 5}
-    measured = reduce_worker.speed(job, Learner())
+    measured = kind_splitk_reduce.speed(job, Learner())
     assert measured["copies"] == measured["calls"] == 2 and measured["ratio"] == pytest.approx(0.5)
     assert measured["wrong_launches"] == 0 and measured["launches_checked"] == 10 and measured["rel_error"] == 0.0

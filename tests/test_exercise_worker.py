@@ -1,4 +1,4 @@
-"""The checker's judgement of a run, without a GPU: course.autograder.worker on NumPy.
+"""The checker's judgement of a run, without a GPU: course.autograder.worker_base on NumPy.
 
 The worker's correctness mode (guard bands, padded rows with lda, ldb and ldc apart, C poisoned with
 NaN and then with +-Inf when beta = 0, NaN and +-Inf inside A and B, shared memory filled with the run's
@@ -6,7 +6,7 @@ two bit patterns before the launches, A and B compared after the run, the re-run
 is run here against kernels written in NumPy, one per kind of known mistake, through a stand-in `cupy`
 module made of NumPy.
 The same judgement then goes through gpu.judge_outcomes into the verdict's diagnosis and message.
-The real kernels (course/exercises/*/wrong_*.cu) get the same verdicts on the GPU: tools/device_issue21.sh.
+The real kernels (course/exercises/*/wrong_*.cu) get the same verdicts on the GPU: tools/gpu/record_exercises.sh.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import types
 import numpy as np
 import pytest
 
-from course.autograder import cases, gpu, spec as specs, worker
+from course.autograder import cases, gpu, kind_sgemm, spec as specs, worker_base
 
 SPEC = specs.load("m06-e1")          # 16 x 16 tiles, any M, N, K
 TILE = 16
@@ -45,7 +45,7 @@ def numpy_cupy(monkeypatch):
 
 class Junk:
     """Stands in for the shared-memory fill: a fake kernel asks what its unwritten shared memory holds
-    (cells(): the words the worker's fill kernel writes, computed by worker.junk_words)."""
+    (cells(): the words the worker's fill kernel writes, computed by worker_base.junk_words)."""
     bytes = 0
 
     def __init__(self, seeds=(3141592653, 2718281828)):
@@ -56,7 +56,7 @@ class Junk:
         self.which = which
 
     def cells(self, count: int) -> np.ndarray:
-        return worker.junk_words(self.seeds[self.which], count).view(np.float32)
+        return worker_base.junk_words(self.seeds[self.which], count).view(np.float32)
 
     def seen_fraction(self) -> float:
         return 1.0
@@ -67,7 +67,7 @@ def flat(view, length: int):
     return np.lib.stride_tricks.as_strided(view, shape=(length,), strides=(4,))
 
 
-class FakeKernel:
+class FakeKernel(kind_sgemm.SgemmKernel):
     """A kernel in NumPy; `body` computes C (M x N, written through the views) from the arguments."""
 
     def __init__(self, body, junk: Junk):
@@ -218,7 +218,7 @@ def judge(body, seed: int = 5):
     junk = Junk()
     kernel = FakeKernel(body, junk)
     plan = cases.correctness_cases(SPEC, seed)
-    outcomes = [worker.judge_case(kernel, junk, c.as_dict(), max(SPEC.tile)) for c in plan]
+    outcomes = [worker_base.judge_case(kernel, junk, c.as_dict(), max(SPEC.tile)) for c in plan]
     return gpu.judge_outcomes(SPEC, outcomes, seed, "NumPy", 1.0)
 
 
@@ -265,8 +265,8 @@ def test_nan_only_poison_would_miss_the_kernel_that_skips_nan():
     for c in cases.correctness_cases(SPEC, 5):
         case = c.as_dict()
         if case["beta"] == 0.0:
-            assert worker._judge_with(kernel, junk, case, "nan", TILE)["outcome"] == "ok"
-            assert worker._judge_with(kernel, junk, case, "inf", TILE)["outcome"] == "reads_c"
+            assert worker_base._judge_with(kernel, junk, case, "nan", TILE)["outcome"] == "ok"
+            assert worker_base._judge_with(kernel, junk, case, "inf", TILE)["outcome"] == "reads_c"
 
 
 def test_the_edge_hint_is_not_given_when_a_whole_tile_case_fails():
@@ -321,7 +321,7 @@ class NanOnlyJunk(Junk):
 def test_a_kernel_that_clears_nan_passes_a_nan_fill_and_fails_the_drawn_bit_patterns():
     """The hole the drawn fill closes: NaN alone is recognisable, the run's patterns (±Inf among them) are not."""
     kernel = FakeKernel(clears_only_nan, NanOnlyJunk())
-    old = [worker.judge_case(kernel, kernel.junk, c.as_dict(), TILE) for c in cases.correctness_cases(SPEC, 5)]
+    old = [worker_base.judge_case(kernel, kernel.junk, c.as_dict(), TILE) for c in cases.correctness_cases(SPEC, 5)]
     assert all(c["outcome"] == "ok" for c in old)
     assert judge(clears_only_nan).diagnosis == "uninitialized_shared"
 
@@ -329,12 +329,12 @@ def test_a_kernel_that_clears_nan_passes_a_nan_fill_and_fails_the_drawn_bit_patt
 def test_the_two_fills_of_a_run_differ_and_hold_nan_inf_and_arbitrary_bits():
     first, second = cases.shared_fill(SPEC, 5)
     assert first != second and cases.shared_fill(SPEC, 5) == (first, second) != cases.shared_fill(SPEC, 6)
-    words = worker.junk_words(first, 4096)
+    words = worker_base.junk_words(first, 4096)
     values = words.view(np.float32)
     assert 0.4 < np.isnan(values).mean() < 0.6 and 0.08 < np.isinf(values).mean() < 0.17
     assert 0.3 < np.isfinite(values).mean() and (np.abs(values[np.isfinite(values)]) < 1).any()
-    assert (words != worker.junk_words(second, 4096)).mean() > 0.9
-    assert not worker.junk_words(0, 16).any()                        # the "zero" fill
+    assert (words != worker_base.junk_words(second, 4096)).mean() > 0.9
+    assert not worker_base.junk_words(0, 16).any()                        # the "zero" fill
 
 
 def test_nan_and_inf_in_the_inputs_must_land_where_ieee_puts_them():
@@ -382,24 +382,24 @@ def test_a_race_is_still_a_race_with_two_fills():
 
 @pytest.mark.parametrize("exercise_id", ["m04-e1", "m07-e1", "m12-e1"])   # any shapes; aligned; the reduction
 def test_the_warm_up_judges_a_right_and_a_wrong_stand_in_before_the_learners_clock(exercise_id):
-    """worker.warm_up runs the whole judgement (re-runs, the second fill, the explanations) on CuPy-made
+    """worker_base.warm_up runs the whole judgement (re-runs, the second fill, the explanations) on CuPy-made
     kernels, on every case of the job, so CuPy's first-use compiles happen before "ready"; the right stand-in
     agrees with the reference on every case (NaN and infinities included), the wrong one does not."""
-    from course.autograder import kinds, reduce_worker
+    from course.autograder import kind_splitk_reduce, kinds
 
     s = specs.load(exercise_id)
     spec = s.to_dict()
     kernel = types.SimpleNamespace(spec=spec, junk=Junk())
-    owner = reduce_worker.ReduceKernel if spec["kind"] != "sgemm" else worker.LearnerKernel
+    owner = kind_splitk_reduce.ReduceKernel if spec["kind"] != "sgemm" else kind_sgemm.SgemmKernel
     kernel.stand_ins = lambda: owner.stand_ins(kernel)
     kernel.warm_cases = lambda: owner.warm_cases(kernel)
     plan = [c.as_dict() for c in kinds.of(s).correctness_cases(s, 3)]
-    worker.warm_up(kernel, plan)
+    worker_base.warm_up(kernel, plan)
     right, wrong = kernel.stand_ins()
     for case in (*kernel.warm_cases(), *plan):
-        assert worker.judge_case(right, kernel.junk, dict(case), max(spec["tile"]))["outcome"] == "ok", case
+        assert worker_base.judge_case(right, kernel.junk, dict(case), max(spec["tile"]))["outcome"] == "ok", case
     for case in kernel.warm_cases():
-        assert worker.judge_case(wrong, kernel.junk, dict(case), max(spec["tile"]))["outcome"] != "ok"
+        assert worker_base.judge_case(wrong, kernel.junk, dict(case), max(spec["tile"]))["outcome"] != "ok"
     assert any(c["specials"] for c in kernel.warm_cases()) and any(c["beta"] == 0.0 for c in kernel.warm_cases())
 
 
@@ -415,7 +415,7 @@ class ClobberedJunk(Junk):
         self.launches += 1
         if self.which == "zero":
             return np.zeros(count, dtype=np.float32)
-        return worker.junk_words(self.seeds[self.which] + self.launches, count).view(np.float32)
+        return worker_base.junk_words(self.seeds[self.which] + self.launches, count).view(np.float32)
 
 
 def test_a_result_that_follows_unwritten_cells_is_not_called_a_race_when_zeros_make_it_right():
@@ -423,7 +423,7 @@ def test_a_result_that_follows_unwritten_cells_is_not_called_a_race_when_zeros_m
     right and stable with zeros every time, it is still a read of unwritten shared memory, not a race."""
     kernel = FakeKernel(uninit_shared, ClobberedJunk())
     plan = cases.correctness_cases(SPEC, 5)
-    outcomes = [worker.judge_case(kernel, kernel.junk, c.as_dict(), TILE) for c in plan]
+    outcomes = [worker_base.judge_case(kernel, kernel.junk, c.as_dict(), TILE) for c in plan]
     result = gpu.judge_outcomes(SPEC, outcomes, 5, "NumPy", 1.0)
     assert result.diagnosis == "uninitialized_shared", result.message_ko
     assert not any(c["outcome"] == "nondeterministic" for c in outcomes)

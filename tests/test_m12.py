@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from conftest import REPO
-from course.autograder import kinds
+from course.autograder import kind_sgemm, kind_splitk_reduce, signatures
 from course.autograder import spec as specs
 from kernels import devices
 from kernels import level7_model as model
@@ -27,16 +27,16 @@ REDUCE = specs.load("m12-e1")
 # ----------------------------------------------------------------------------- the exercise kind
 
 def test_the_exercise_declares_the_reduce_kind_and_its_signature():
-    assert REDUCE.kind == "splitk_reduce" and REDUCE.parameters == kinds.REDUCE_SIGNATURE
+    assert REDUCE.kind == "splitk_reduce" and REDUCE.parameters == kind_splitk_reduce.REDUCE_SIGNATURE
     assert REDUCE.signature_text() == ('extern "C" __global__ void my_reduce(const float* P, float* C, int M, int N, '
                                        "int ldp, int ldc, int S, float alpha, float beta)")
-    assert REDUCE.speed_reference in kinds.REDUCE_REFERENCES
+    assert REDUCE.speed_reference in kind_splitk_reduce.REDUCE_REFERENCES
     assert {w.diagnosis for w in REDUCE.wrong_attempts} >= {"wrong_values", "reads_c_with_beta_zero", "out_of_bounds",
                                                            "race"}
     assert len(REDUCE.wrong_attempts) >= 5
     # every SGEMM exercise is still the default kind, with the SGEMM signature
     others = [s for s in specs.load_all() if s.id != "m12-e1"]
-    assert others and all(s.kind == "sgemm" and s.parameters == kinds.SGEMM_SIGNATURE for s in others)
+    assert others and all(s.kind == "sgemm" and s.parameters == kind_sgemm.SGEMM_SIGNATURE for s in others)
 
 
 @pytest.mark.parametrize("text,parsed", [
@@ -45,7 +45,7 @@ def test_the_exercise_declares_the_reduce_kind_and_its_signature():
     (["double x"], None), (["int"], None), ("const float* P", None), ([], None),
 ])
 def test_signature_strings_parse(text, parsed):
-    assert kinds.parse_signature(text) == parsed
+    assert signatures.parse_signature(text) == parsed
 
 
 def _yaml_with(tmp_path, change):
@@ -86,10 +86,10 @@ def test_an_sgemm_exercise_cannot_name_a_reduction_as_its_speed_reference(tmp_pa
 # ----------------------------------------------------------------------------- its cases
 
 def test_reduce_cases_are_seeded_and_cover_what_the_checker_needs():
-    plan = kinds.reduce_correctness_cases(REDUCE, 7)
-    assert plan == kinds.reduce_correctness_cases(REDUCE, 7)
-    assert [c for c in plan if not c.drawn] == [c for c in kinds.reduce_correctness_cases(REDUCE, 8) if not c.drawn]
-    assert [c for c in plan if c.drawn] != [c for c in kinds.reduce_correctness_cases(REDUCE, 8) if c.drawn]
+    plan = kind_splitk_reduce.reduce_correctness_cases(REDUCE, 7)
+    assert plan == kind_splitk_reduce.reduce_correctness_cases(REDUCE, 7)
+    assert [c for c in plan if not c.drawn] == [c for c in kind_splitk_reduce.reduce_correctness_cases(REDUCE, 8) if not c.drawn]
+    assert [c for c in plan if c.drawn] != [c for c in kind_splitk_reduce.reduce_correctness_cases(REDUCE, 8) if c.drawn]
     assert len(plan) >= 12 and any(c.beta == 0.0 for c in plan[:2]) and any(c.beta != 0.0 for c in plan)
     assert any(c.edge for c in plan) and any(not c.edge for c in plan)
     assert any(c.S == 1 for c in plan) and max(c.S for c in plan) >= 8 and any(c.alpha == 0.0 for c in plan)
@@ -99,13 +99,13 @@ def test_reduce_cases_are_seeded_and_cover_what_the_checker_needs():
 
 @pytest.mark.parametrize("seed", [0, 1, 12345])
 def test_every_stage_gives_the_workspace_and_c_different_aligned_strides(seed):
-    stages = (kinds.reduce_correctness_cases(REDUCE, seed), kinds.reduce_hazard_cases(REDUCE, seed),
-              kinds.reduce_differential_cases(REDUCE, seed), [kinds.reduce_speed_case(REDUCE)])
+    stages = (kind_splitk_reduce.reduce_correctness_cases(REDUCE, seed), kind_splitk_reduce.reduce_hazard_cases(REDUCE, seed),
+              kind_splitk_reduce.reduce_differential_cases(REDUCE, seed), [kind_splitk_reduce.reduce_speed_case(REDUCE)])
     tight = 0
     for stage in stages:
         for c in stage:
             assert c.ldp % 4 == 0 and c.ldp >= c.N and c.ldc >= c.N and c.M >= 1 and c.S >= 1
-            assert kinds.reduce_strides(c.as_dict()) == (c.ldp, c.ldc)
+            assert kind_splitk_reduce.reduce_strides(c.as_dict()) == (c.ldp, c.ldc)
             if c.pad_p == c.pad_c == 0:
                 tight += 1
             else:
@@ -114,8 +114,8 @@ def test_every_stage_gives_the_workspace_and_c_different_aligned_strides(seed):
 
 
 def test_a_case_reads_as_the_learner_sees_it():
-    case = kinds.ReduceCase(9, 19, 4, -1.5, 0.0, 8, 1).as_dict()
-    text = kinds.reduce_shape_text({**case, "poison": "inf"})
+    case = kind_splitk_reduce.ReduceCase(9, 19, 4, -1.5, 0.0, 8, 1).as_dict()
+    text = kind_splitk_reduce.reduce_shape_text({**case, "poison": "inf"})
     assert text == "M=9, N=19, 조각 S=4 (alpha=-1.5, beta=0, ldp=28, ldc=20, C를 ±Inf로 채움)"
 
 
@@ -134,7 +134,7 @@ def test_the_known_mistakes_differ_from_the_reference_on_the_fixed_cases():
         "beta_per_slice": lambda P, C0, a, b: _beta_per_slice(P, C0, a, b),
     }
     found = {name: False for name in mistakes}
-    for c in (c for c in kinds.reduce_correctness_cases(REDUCE, 0) if not c.drawn):
+    for c in (c for c in kind_splitk_reduce.reduce_correctness_cases(REDUCE, 0) if not c.drawn):
         slabs = rng.uniform(-1, 1, (c.S, c.M, c.N))
         c0 = rng.uniform(-1, 1, (c.M, c.N))
         ref = _reference(slabs, c0, c.alpha, c.beta)
@@ -144,7 +144,7 @@ def test_the_known_mistakes_differ_from_the_reference_on_the_fixed_cases():
                 found[name] = True
     assert all(found.values()), found
     # slabs read M*N floats apart instead of M*ldp: different data wherever ldp != N and S > 1
-    assert any(c.S > 1 and c.ldp != c.N for c in kinds.reduce_correctness_cases(REDUCE, 0) if not c.drawn)
+    assert any(c.S > 1 and c.ldp != c.N for c in kind_splitk_reduce.reduce_correctness_cases(REDUCE, 0) if not c.drawn)
 
 
 def _beta_per_slice(P, C0, alpha, beta):
@@ -289,7 +289,7 @@ def test_the_views_render():
     menu = spec["layout"]["updatemenus"][0]["buttons"]
     assert len(menu) == len(shape_waves.PRESETS) and len(spec["data"]) == 2 * len(shape_waves.PRESETS)
     assert sum(bool(t.get("visible")) for t in spec["data"]) == 2
-    from course import figure_text
+    from course.site import figure_text
 
     assert "보기 선택" in figure_text.figure_description(spec)
     box = shape_waves.widget()
@@ -301,7 +301,7 @@ def test_the_views_render():
 # ----------------------------------------------------------------------------- the live zoo cell, recorded path
 
 def test_without_a_gpu_the_zoo_cell_shows_the_record():
-    from course import shape_zoo
+    from course.page import shape_zoo
 
     results = shape_zoo.zoo_results(force_recorded=True)
     data = json.loads((REPO / "book" / "data" / "shapes.json").read_text(encoding="utf-8"))

@@ -22,7 +22,34 @@ The kernel runs only in subprocesses with time limits (course.autograder.worker)
 fault becomes a verdict and the notebook or command line goes on; the kernel's printf is shown,
 capped, and never read as the checker's own status. Entry points:
 `python -m course exercise list|show|check`, `python -m course grade-code`, the JupyterLab magic
-`%%exercise ID` (course.exercise_magic), and the site's cards (course.autograder.page).
+`%%exercise ID` (course.notebook.exercise_magic), and the site's cards (course.autograder.page).
+
+Modules, bottom to top (a module imports only modules on lines above its own, never one beside or below):
+
+  diagnosis, compare, learner, signatures   the diagnosis vocabulary; how a result is compared with the
+                                            reference; the learner's source text; parameter lists
+  cases, timing, worker_base                the SGEMM cases and the draws every kind shares; the speed
+                                            measurement; what every kind's worker shares (the status channel,
+                                            operands with guard bands, the shared-memory fill, the judgement)
+  kind_base                                 the interface an exercise kind implements (ExerciseKind)
+  kind_sgemm, kind_splitk_reduce            one module per kind: signature, cases, messages, worker side
+  kinds                                     the registry: kind name -> kind
+  spec                                      exercise.yaml, validated against its kind
+  verdict, ptx, card_text                   the verdict; the PTX reading; the card's texts
+  static, gpu                               compile and SASS checks; the GPU checks in subprocesses
+  checker, worker                           check_source; the subprocess entry point (python -m
+                                            course.autograder.worker, started by gpu)
+  grade, page, cli                          grading a folder; the site's card; the command line
+  lab                                       the notebook session (course.notebook.exercise_magic wraps it)
+
+A new exercise kind is one new module (a subclass of kind_base.ExerciseKind: its parameter list, its cases,
+what the learner is told in its terms, and in the worker how its kernel is launched on a case and what the
+right result is), one entry in kinds.KINDS, and its exercise.yaml (`kind: <name>`).
+
+From outside the package it imports only kernels (compiler, device, errors, launch, record, registry,
+source, sass, timing), korean_text, course.settings, course.page (displayable HTML),
+course.quiz.progress (the learner's progress file) and course.instructor (safe CSV text, file walking,
+the problems report), besides NumPy, CuPy (inside functions, in the worker) and PyYAML.
 """
 # What the checker checks changed: a verdict recorded by an older version (book/data/exercises.json)
 # is still evidence for what it covers, not for attempts or checks added since. 2: seeded cases, distinct
@@ -36,8 +63,8 @@ CHECKER_VERSION = 4
 from course.autograder.checker import check_file, check_source, gpu_ready, measure_speed  # noqa: E402
 from course.autograder.gpu import Limits  # noqa: E402
 from course.autograder.learner import ExerciseInputError, read_source_file  # noqa: E402
-from course.autograder.spec import (DIAGNOSES, DIAGNOSIS_PRIORITY, ExerciseError, ExerciseSpec,  # noqa: E402
-                                    exercise_ids, load, load_all)
+from course.autograder.diagnosis import DIAGNOSES, DIAGNOSIS_PRIORITY  # noqa: E402
+from course.autograder.spec import ExerciseError, ExerciseSpec, exercise_ids, load, load_all  # noqa: E402
 from course.autograder.verdict import CHECKS, CheckResult, Verdict  # noqa: E402
 
 __all__ = ["CHECKER_VERSION", "CHECKS", "DIAGNOSES", "DIAGNOSIS_PRIORITY", "CheckResult", "ExerciseError", "ExerciseInputError",

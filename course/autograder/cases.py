@@ -16,14 +16,16 @@ a kernel might treat specially (alpha_beta_class: 0 and 0, 0 and beta, alpha and
 barrier that only the main loop has is missing there), a case with K past 4096 (small M and N), K that is no
 multiple of a tile, NaN and +-Inf inside A and B (the expected C is what IEEE arithmetic gives), and beta = 0
 cases whose C the worker poisons with NaN and then with +-Inf.
+
+These are the cases of the "sgemm" kind (course.autograder.kind_sgemm), and the draws every kind shares (the
+seed, the (alpha, beta) pairs, the speed band, the shared-memory fill). `spec` is an ExerciseSpec
+(course.autograder.spec, which sits above this module: only its fields are read here).
 """
 from __future__ import annotations
 
 import random
 import secrets
 from dataclasses import asdict, dataclass
-
-from course.autograder.spec import ExerciseSpec
 
 DRAWN_CASES = 6
 HAZARD_K = 72            # several k tiles of 8, 16 or 32, plus a tail when K rounds up differently
@@ -95,29 +97,29 @@ def _up(value: int, multiple: int) -> int:
     return max(multiple, -(-value // multiple) * multiple)
 
 
-def _shape(spec: ExerciseSpec, M: int, N: int, K: int) -> tuple:
+def _shape(spec, M: int, N: int, K: int) -> tuple:
     m = spec.multiple_of
     return (_up(M, m["M"]), _up(N, m["N"]), _up(K, m["K"]))
 
 
-def _is_edge(spec: ExerciseSpec, M: int, N: int, K: int) -> bool:
+def _is_edge(spec, M: int, N: int, K: int) -> bool:
     """M or N cuts a block tile, or K leaves a partial k tile."""
     rows, cols = spec.tile
     return bool(M % rows or N % cols or K % K_TILE)
 
 
-def leading_dims(spec: ExerciseSpec, case: Case) -> tuple[int, int, int]:
+def leading_dims(spec, case: Case) -> tuple[int, int, int]:
     """(lda, ldb, ldc) of a case, as the worker allocates them."""
     return (_ld(spec, case.K, case.pad_a), _ld(spec, case.N, case.pad_b), _ld(spec, case.N, case.pad_c))
 
 
-def _ld(spec: ExerciseSpec, cols: int, pad: int) -> int:
+def _ld(spec, cols: int, pad: int) -> int:
     if spec.aligned16:
         cols = -(-cols // 4) * 4
     return cols + pad
 
 
-def _pads(spec: ExerciseSpec, rng: random.Random, K: int, N: int) -> tuple[int, int, int]:
+def _pads(spec, rng: random.Random, K: int, N: int) -> tuple[int, int, int]:
     """Row paddings with lda, ldb and ldc pairwise different (ldb != ldc always; lda too where it can)."""
     step = 4 if spec.aligned16 else 1
     choices = [step * i for i in range(1, 6)]
@@ -130,7 +132,7 @@ def _pads(spec: ExerciseSpec, rng: random.Random, K: int, N: int) -> tuple[int, 
     return (choices[0], pad_b, pad_c)
 
 
-def _fixed(spec: ExerciseSpec) -> list[tuple]:
+def _fixed(spec) -> list[tuple]:
     """(M, N, K, alpha, beta, padded, specials) of the cases every run has."""
     rows, cols = spec.tile
     return [
@@ -152,7 +154,7 @@ def _fixed(spec: ExerciseSpec) -> list[tuple]:
     ]
 
 
-def _drawn(spec: ExerciseSpec, rng: random.Random) -> list[tuple]:
+def _drawn(spec, rng: random.Random) -> list[tuple]:
     """Shapes from the seed; the first is whole tiles (its alpha and beta drawn like the rest)."""
     rows, cols = spec.tile
     out = [(rows * rng.randint(1, 3), cols * rng.randint(1, 3), K_TILE * rng.randint(1, 4))]
@@ -161,7 +163,7 @@ def _drawn(spec: ExerciseSpec, rng: random.Random) -> list[tuple]:
     return out
 
 
-def _fixed_pads(spec: ExerciseSpec, rng: random.Random, index: int, K: int, N: int) -> tuple[int, int, int]:
+def _fixed_pads(spec, rng: random.Random, index: int, K: int, N: int) -> tuple[int, int, int]:
     """The fixed cases' paddings: the same in every run, ldb above ldc in every other case and below
     it in the rest (a kernel that swaps them then both writes past a row and leaves elements unwritten)."""
     pad_a, pad_b, pad_c = _pads(spec, rng, K, N)
@@ -170,7 +172,7 @@ def _fixed_pads(spec: ExerciseSpec, rng: random.Random, index: int, K: int, N: i
     return pad_a, pad_b, pad_c
 
 
-def correctness_cases(spec: ExerciseSpec, seed: int = 0) -> list[Case]:
+def correctness_cases(spec, seed: int = 0) -> list[Case]:
     """The fixed cases (the same in every run, paddings included), then the cases drawn from `seed`
     (same seed, same list; the second drawn case holds NaN and +-Inf at places drawn with it)."""
     rng = random.Random(f"{int(seed)}:{spec.id}")
@@ -196,7 +198,7 @@ def correctness_cases(spec: ExerciseSpec, seed: int = 0) -> list[Case]:
     return cases
 
 
-def shared_fill(spec: ExerciseSpec, seed: int = 0) -> tuple[int, int]:
+def shared_fill(spec, seed: int = 0) -> tuple[int, int]:
     """The two seeds of the bit patterns shared memory is filled with before a launch (course.autograder.worker:
     NaNs, infinities and arbitrary bits). Drawn per run, so a kernel cannot recognise them; two of them, because a
     result that changes with what shared memory held before the launch reads memory the block never wrote."""
@@ -206,7 +208,7 @@ def shared_fill(spec: ExerciseSpec, seed: int = 0) -> tuple[int, int]:
     return first, second + (second >= first)
 
 
-def hazard_cases(spec: ExerciseSpec, seed: int = 0) -> list[Case]:
+def hazard_cases(spec, seed: int = 0) -> list[Case]:
     """Small shapes for compute-sanitizer: 2 x 2 blocks with partial edges, several k tiles, padded rows; and a
     single k tile (racecheck sees a barrier missing where the main loop never runs)."""
     rows, cols = spec.tile
@@ -219,7 +221,7 @@ def hazard_cases(spec: ExerciseSpec, seed: int = 0) -> list[Case]:
             Case(*single, 1.1, 0.0, *_pads(spec, rng, single[2], single[1]), edge=_is_edge(spec, *single))]
 
 
-def differential_cases(spec: ExerciseSpec, seed: int = 0) -> list[Case]:
+def differential_cases(spec, seed: int = 0) -> list[Case]:
     """Shapes with many blocks for the repeated-run test that stands in for racecheck (one with many k tiles,
     one with a single k tile)."""
     rows, cols = spec.tile
@@ -254,13 +256,30 @@ def _gcd(a: int, b: int) -> int:
     return a
 
 
-def speed_case(spec: ExerciseSpec, seed: int = 0) -> Case:
+def speed_case(spec, seed: int = 0) -> Case:
     """The timed case of a run: M, N and K drawn from `seed` (speed_sizes), so no kernel can recognise it."""
     rng = random.Random(f"{int(seed)}:{spec.id}:speed")
     M, N, K = (rng.choice(speed_sizes(spec.speed_size, spec.multiple_of[d])) for d in "MNK")
     return Case(M, N, K, 1.0, 0.0, *SPEED_PADS, edge=_is_edge(spec, M, N, K), data_seed=rng.randrange(SEED_LIMIT))
 
 
-def speed_shape(spec: ExerciseSpec, seed: int = 0) -> tuple:
+def speed_shape(spec, seed: int = 0) -> tuple:
     case = speed_case(spec, seed)
     return (case.M, case.N, case.K)
+
+
+# ----------------------------------------------------------------------------- a case as the learner reads it
+
+_CASE_KEYS = ("M", "N", "K", "alpha", "beta", "pad_a", "pad_b", "pad_c")
+
+
+def shape_text(case: dict, spec) -> str:
+    """An SGEMM case (the worker's dict) in a message: M×N×K, alpha and beta, the leading dimensions when the rows
+    are padded, NaN and +-Inf in A and B, what C was poisoned with."""
+    ld = ""
+    if any(case.get(k) for k in ("pad_a", "pad_b", "pad_c")):
+        lda, ldb, ldc = leading_dims(spec, Case(**{k: case[k] for k in _CASE_KEYS}))
+        ld = f", lda={lda}, ldb={ldb}, ldc={ldc}"
+    poison = {"nan": ", C를 NaN으로 채움", "inf": ", C를 ±Inf로 채움"}.get(case.get("poison", ""), "")
+    specials = ", A·B에 NaN·±Inf 있음" if case.get("specials") else ""
+    return f"{case['M']}×{case['N']}×{case['K']} (alpha={case['alpha']:g}, beta={case['beta']:g}{ld}{specials}{poison})"

@@ -168,7 +168,7 @@ def _check(args) -> int:
 
 
 def _record(verdict, spec) -> None:
-    from course.progress import ProgressReadOnlyError, ProgressStore
+    from course.quiz.progress import ProgressReadOnlyError, ProgressStore
 
     try:
         ProgressStore().record_exercise_attempt(verdict.to_dict(), module=spec.module, client="cli")

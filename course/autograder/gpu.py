@@ -5,7 +5,8 @@ the time limit (a hang becomes a "timeout" verdict that names what was running),
 from the status file only (the kernel's printf on stdout is shown to the learner, capped, and never
 parsed), and turns them into Korean check results. compute-sanitizer wraps the worker for the
 hazards check, writing its report to a file of its own; where it is not installed, a repeated-run
-test stands in and says so.
+test stands in and says so. The cases and every message that depends on the exercise's kind (what the result
+is compared with, how a case reads, advice in the kind's terms) come from the kind (course.autograder.kinds).
 """
 from __future__ import annotations
 
@@ -215,7 +216,7 @@ def kernel_output(run: WorkerRun) -> str:
     """What the kernel printed, for the learner: the first lines, control characters made visible."""
     if not run.stdout_bytes:
         return ""
-    from course.csv_safe import printable
+    from course.instructor.safe_text import printable
 
     lines = run.stdout.splitlines()
     shown = [printable(line[:200], keep_tabs=True) for line in lines[:SHOWN_OUTPUT_LINES]]
@@ -330,7 +331,7 @@ def judge_outcomes(spec: ExerciseSpec, outcomes: list, seed: int, device: str = 
         drawn = sum(1 for c in outcomes if c.get("drawn"))
         return CheckResult.passed(
             "correctness", f"{len(outcomes)}가지 경우(고정 {len(outcomes) - drawn}, 시드 {seed}에서 뽑은 {drawn})에서 "
-                           f"{_reference_name(spec)}와 일치합니다 (최대 상대 오차 {worst:.1e}, 허용 1e-05; 행 간격 "
+                           f"{kinds.of(spec).reference_name_ko}와 일치합니다 (최대 상대 오차 {worst:.1e}, 허용 1e-05; 행 간격 "
                            f"{_strides_name(spec)}가 모두 다른 여백 있는 행렬, beta = 0이면 NaN과 ±Inf로 채운 C, 입력의 "
                            "NaN·±Inf는 IEEE 규칙대로, 실행마다 다른 무작위 비트 패턴 두 가지로 채운 공유 메모리에서 같은 "
                            "결과).", **details)
@@ -339,13 +340,9 @@ def judge_outcomes(spec: ExerciseSpec, outcomes: list, seed: int, device: str = 
     example = next(c for c in bad if _OUTCOME_DIAGNOSIS[c["outcome"]] == diagnosis)
     first = bad[0]
     head = (f"{len(outcomes)}가지 중 {len(bad)}가지에서 틀립니다. 처음 틀린 경우: {outcomes.index(first) + 1}번째 "
-            f"{_shape_text(first, spec)} — {OUTCOME_TEXT[first['outcome']]}.")
+            f"{kinds.of(spec).shape_text(first, spec)} — {OUTCOME_TEXT[first['outcome']]}.")
     return CheckResult.failed("correctness", diagnosis,
                               head + " " + _correctness_message(diagnosis, example, bad, outcomes, spec), **details)
-
-
-def _reference_name(spec: ExerciseSpec) -> str:
-    return "cuBLAS" if spec.kind == "sgemm" else "float64로 더한 기준값"
 
 
 def _strides_name(spec: ExerciseSpec) -> str:
@@ -354,22 +351,7 @@ def _strides_name(spec: ExerciseSpec) -> str:
 
 def _inputs_text(spec: ExerciseSpec) -> str:
     """The read-only inputs of the exercise's kind ("A나 B", "P")."""
-    return "나 ".join(n for n, _ in spec.parameters if n in kinds.READ_ONLY)
-
-
-def _shape_text(case: dict, spec: ExerciseSpec) -> str:
-    if spec.kind != "sgemm":
-        return kinds.of(spec).shape_text(case, spec)
-    ld = ""
-    if any(case.get(k) for k in ("pad_a", "pad_b", "pad_c")):
-        lda, ldb, ldc = case_plans.leading_dims(spec, case_plans.Case(**{k: case[k] for k in _CASE_KEYS}))
-        ld = f", lda={lda}, ldb={ldb}, ldc={ldc}"
-    poison = {"nan": ", C를 NaN으로 채움", "inf": ", C를 ±Inf로 채움"}.get(case.get("poison", ""), "")
-    specials = ", A·B에 NaN·±Inf 있음" if case.get("specials") else ""
-    return f"{case['M']}×{case['N']}×{case['K']} (alpha={case['alpha']:g}, beta={case['beta']:g}{ld}{specials}{poison})"
-
-
-_CASE_KEYS = ("M", "N", "K", "alpha", "beta", "pad_a", "pad_b", "pad_c")
+    return "나 ".join(n for n, _ in spec.parameters if n in kinds.of(spec).read_only)
 
 
 def _element(case: dict) -> str:
@@ -383,24 +365,16 @@ def _values_hint(bad: list, outcomes: list, spec: ExerciseSpec) -> str:
     """"Only with padded rows" (the worker re-ran the case with tight rows and it was right) or "only
     at the edges" (said only when every whole-tile case passed, one of them with alpha != 0)."""
     whole = [c for c in outcomes if not c.get("edge")]
-    if all(c.get("tight_ok") for c in bad) and spec.kind != "sgemm":
-        return (" 같은 경우를 행 여백 없이(ldp = ldc = N) 다시 실행하면 맞습니다: 조각 s의 시작은 P + s·M·ldp, 조각 안의 "
-                "행은 ldp, C의 행은 ldc로 계산하세요 (N이 아니라).")
     if all(c.get("tight_ok") for c in bad):
-        return (" 같은 경우를 행 여백 없이(ld = 열 수) 다시 실행하면 맞습니다: 행 주소를 K나 N이 아니라 각자의 선행 "
-                "차원(leading dimension)으로 계산하세요 (A는 lda, B는 ldb, C는 ldc).")
+        return kinds.of(spec).tight_rows_hint_ko
     product_tested = any(c["alpha"] != 0.0 for c in whole)
     if all(c.get("edge") for c in bad) and whole and product_tested and all(c["outcome"] == "ok" for c in whole):
-        if spec.kind != "sgemm":
-            return (f" M, N이 블록 타일({spec.tile[0]}×{spec.tile[1]})의 배수인 경우는 모두 맞고, 나머지에서만 틀립니다: "
-                    "가장자리 블록의 경계 검사(row < M, col < N)를 확인하세요.")
-        return (f" M, N이 블록 타일({spec.tile[0]}×{spec.tile[1]})의 배수이고 K가 32의 배수인 경우는 모두 맞고, "
-                "나머지에서만 틀립니다: 가장자리 블록의 경계 처리와 마지막(덜 찬) k 타일의 처리를 확인하세요.")
+        return kinds.of(spec).edge_hint_ko(spec)
     return ""
 
 
 def _correctness_message(diagnosis: str, example: dict, bad: list, outcomes: list, spec: ExerciseSpec) -> str:
-    where = _shape_text(example, spec)
+    where = kinds.of(spec).shape_text(example, spec)
     if diagnosis == "out_of_bounds":
         if example["outcome"] == "oob_write" and (example.get("input_guard_written") or example.get("input_padding_written")):
             return (f"{where}: {_inputs_text(spec)} 바깥(보호 구역이나 행 사이 여백)에 썼습니다 (out of bounds write). 입력 행렬에는 "
@@ -417,7 +391,7 @@ def _correctness_message(diagnosis: str, example: dict, bad: list, outcomes: lis
         written = example.get("inputs_written") or {}
         names = " 와 ".join(n for n, count in written.items() if count) or "입력"
         count = sum(written.values()) if written else 0
-        inputs = "와 ".join(n for n, _ in spec.parameters if n in kinds.READ_ONLY)
+        inputs = "와 ".join(n for n, _ in spec.parameters if n in kinds.of(spec).read_only)
         return (f"{where}: 입력 {names}의 원소 {count}개가 실행 뒤에 바뀌었습니다 (writes to inputs). {inputs}는 읽기만 하는 "
                 "입력입니다(const float*): 중간 결과는 레지스터나 공유 메모리에 두세요.")
     if diagnosis == "race":
@@ -445,8 +419,7 @@ def _correctness_message(diagnosis: str, example: dict, bad: list, outcomes: lis
                 "그리드가 C 전체를 덮는지(grid의 x·y와 행·열의 대응), 스레드가 맡은 원소를 모두 쓰는지 확인하세요."
                 + _element(example))
     err = f", 상대 오차 {example['rel_error']:.1e} (허용 1e-05)" if example.get("rel_error") is not None else ""
-    against = "cuBLAS와" if spec.kind == "sgemm" else "float64로 더한 기준값과"   # a name with no reading rule
-    return (f"{where}{err}: {against} 값이 다릅니다 (wrong values)."
+    return (f"{where}{err}: {kinds.of(spec).values_against_ko} 값이 다릅니다 (wrong values)."
             f"{_element(example)}{_values_hint(bad, outcomes, spec)}")
 
 
@@ -508,6 +481,8 @@ def parse_sanitizer(lines: list[str], source: str) -> dict:
     return {"errors": errors[:12], "lines": shown[:6], "summary": summary}
 
 
+# Each tool's finding and the general advice for it (an exercise kind replaces the advice in its own terms:
+# ExerciseKind.tool_advice_ko).
 _TOOL_TEXT = {
     "memcheck": ("memcheck가 잘못된 메모리 접근을 찾았습니다 (out of bounds)",
                  "행렬 밖의 주소를 읽거나 쓰는 스레드가 있습니다: 인덱스마다 경계 검사(row < M, col < N, k < K)를 하세요."),
@@ -519,16 +494,11 @@ _TOOL_TEXT = {
                   "모든 스레드가 같은 배리어를 지나게 하세요."),
 }
 
-# The same tools on a kernel that is not an SGEMM (the split-K reduction): advice in its own terms.
-_TOOL_ADVICE_NOT_SGEMM = {
-    "memcheck": "작업 공간이나 C 밖의 주소를 읽거나 쓰는 스레드가 있습니다: 조각의 시작(P + s·M·ldp), 조각 안의 행 간격(ldp), "
-                "C의 행 간격(ldc)과 경계 검사(row < M, col < N)를 확인하세요.",
-    "racecheck": "한 스레드가 공유 메모리에 쓴 값을 다른 스레드가 배리어 없이 읽습니다: 쓴 뒤, 다른 스레드가 읽기 전에 "
-                 "__syncthreads()가 있어야 합니다.",
-}
-
 
 def _hazard_result(runs: dict, plan: list, limits: Limits, source: str, kind: str = "sgemm") -> CheckResult:
+    """The hazards check from each compute-sanitizer tool's run (`kind`: the exercise's kind, whose advice replaces
+    the general one where it has its own)."""
+    exercise_kind = kinds.get(kind)
     found, details, lines = [], {"cases": plan, "tools": {}}, []
     for tool, run in runs.items():
         parsed = parse_sanitizer(run.sanitizer_lines, source)
@@ -538,8 +508,7 @@ def _hazard_result(runs: dict, plan: list, limits: Limits, source: str, kind: st
         if parsed["errors"] or run.returncode == 3:
             found.append(tool)
             head, advice = _TOOL_TEXT[tool]
-            if kind != "sgemm":
-                advice = _TOOL_ADVICE_NOT_SGEMM.get(tool, advice)
+            advice = exercise_kind.tool_advice_ko.get(tool, advice)
             if tool == "memcheck" and any("isaligned" in e for e in parsed["errors"]):
                 advice = ("정렬되지 않은 주소(misaligned)를 읽거나 씁니다: float4(16바이트) 접근은 주소가 16바이트의 "
                           "배수여야 합니다.")
@@ -559,7 +528,7 @@ def _hazard_result(runs: dict, plan: list, limits: Limits, source: str, kind: st
         timed = [t for t, r in runs.items() if r.timed_out]
         diagnosis = "timeout" if timed else "fault"
         return CheckResult.failed("hazards", diagnosis, "\n".join(lines), sanitizer=True, **details)
-    sizes = ", ".join(f"{c['M']}×{c['N']}×{c['K']}" if "K" in c else f"M={c['M']}, N={c['N']}, S={c['S']}" for c in plan)
+    sizes = ", ".join(exercise_kind.case_label(c) for c in plan)
     return CheckResult.passed("hazards", f"compute-sanitizer {', '.join(runs)}: 문제 없음 ({sizes}, 행 여백 있음).",
                               sanitizer=True, **details)
 
@@ -578,17 +547,18 @@ def differential_check(spec: ExerciseSpec, source: str, name: str, limits: Limit
     outcomes = run.last("result")["cases"]
     details = {"cases": outcomes, "sanitizer": False}
     for case in outcomes:
+        where = kinds.of(spec).shape_text(case, spec)
         if case["guard_written"] or case["padding_written"]:
             return CheckResult.failed("hazards", "out_of_bounds",
-                                      f"{_shape_text(case, spec)}: C 바깥에 썼습니다 (out of bounds).\n{note}", **details)
+                                      f"{where}: C 바깥에 썼습니다 (out of bounds).\n{note}", **details)
         if case.get("inputs_written"):
             return CheckResult.failed("hazards", "writes_inputs",
-                                      f"{_shape_text(case, spec)}: 입력 {_inputs_text(spec)}가 실행 뒤에 바뀌었습니다 (writes to inputs).\n"
+                                      f"{where}: 입력 {_inputs_text(spec)}가 실행 뒤에 바뀌었습니다 (writes to inputs).\n"
                                       f"{note}", **details)
         if case["differing_runs"]:
             return CheckResult.failed(
                 "hazards", "race",
-                f"{_shape_text(case, spec)}: 같은 입력으로 {case['repeats']}번 실행한 결과가 {case['differing_runs']}번 "
+                f"{where}: 같은 입력으로 {case['repeats']}번 실행한 결과가 {case['differing_runs']}번 "
                 "달랐습니다. 공유 메모리 경쟁 상태(race)일 가능성이 큽니다: 배리어(__syncthreads())를 확인하세요.\n" + note,
                 **details)
     return CheckResult.passed("hazards", "반복 실행 결과가 모두 같고 보호 구역도 그대로입니다.\n" + note, **details)
@@ -631,8 +601,7 @@ def speed_check(spec: ExerciseSpec, source: str, name: str, limits: Limits, reps
     if r.get("no_room"):
         return CheckResult.skipped("speed", r["no_room"], no_room=True, need_bytes=r.get("need_bytes"),
                                    free_bytes=r.get("free_bytes"), **details)
-    size = (f"{r['M']}×{r['N']}×{r['K']} (lda={r['lda']}, ldb={r['ldb']}, ldc={r['ldc']})" if "K" in r
-            else kinds.of(spec).shape_text({**r, "alpha": 1.0, "beta": 0.0}, spec))
+    size = kinds.of(spec).speed_size_text(r, spec)
     timing_text = (f"실행마다 뽑는 크기 {size}에서 내 커널 {r['learner_ms']:.3f} ms, 기준 커널 {spec.speed_reference} "
                    f"{r['reference_ms']:.3f} ms ({_protocol_text(r)}) → 기준 대비 "
                    f"{r['ratio']:.3f}배 속도 (목표 {spec.min_ratio:g}배 이상)")

@@ -8,7 +8,7 @@ folder (folder-per-learner layout) or else the file's name without .cu. Everythi
 checked (links, other file types, empty, binary, UTF-16 or non-UTF-8 files, files without a kernel,
 includes of files other than the course's headers) is listed with its reason in the problems CSV.
 File and folder names may hold any bytes (a CP949 name from a Korean Windows ZIP, control or
-bidirectional characters): they are shown escaped (course.csv_safe.shown_name), a checked file with
+bidirectional characters): they are shown escaped (course.instructor.safe_text.shown_name), a checked file with
 such a name gets an odd_file_name note, and every CSV is written whatever the names and verdicts hold.
 Every file gets its own seed unless --seed gives one for all; the CSV records it (replay a row with
 `python -m course exercise check ID FILE --seed N`).
@@ -30,9 +30,9 @@ from course.autograder.cases import new_seed
 from course.autograder.learner import INPUT_ERROR_KINDS, ExerciseInputError, read_source_file
 from course.autograder.spec import ExerciseSpec
 from course.autograder.verdict import CHECKS
-from course.csv_safe import name_note, printable, shown_name, write_safe_csv
-from course.files import regular_files
-from course.instructor import Problem, write_problems
+from course.instructor.files import regular_files
+from course.instructor.problems import Problem, write_problems
+from course.instructor.safe_text import name_note, printable, shown_name, write_safe_csv
 
 SOURCE_SUFFIXES = (".cu",)
 

@@ -1,7 +1,7 @@
 """The kernel exercises inside a notebook, without IPython itself (the magics in
-course.exercise_magic are a thin layer over LabSession, so that tests and scripts use the same path).
+course.notebook.exercise_magic are a thin layer over LabSession, so that tests and scripts use the same path).
 
-Every check's verdict goes to the learner's progress file (course.progress), as do unlocked hints;
+Every check's verdict goes to the learner's progress file (course.quiz.progress), as do unlocked hints;
 the solution opens only after a first attempt (in the progress file or in this session).
 """
 from __future__ import annotations
@@ -30,9 +30,8 @@ class _Note:
 
 
 def _limits():
-    from course.autograder import Limits
-
     from course.autograder.cli import MAX_TIME_LIMIT
+    from course.autograder.gpu import Limits
 
     raw = os.environ.get(TIME_LIMIT_ENV)
     try:
@@ -49,7 +48,7 @@ def _exercise_id(line: str) -> str:
 
 
 class LabSession:
-    """The exercises as a notebook uses them; the IPython magics (course.exercise_magic) wrap it."""
+    """The exercises as a notebook uses them; the IPython magics (course.notebook.exercise_magic) wrap it."""
 
     def __init__(self, store=None):
         self._store = store
@@ -58,13 +57,13 @@ class LabSession:
     @property
     def store(self):
         if self._store is None:
-            from course.progress import ProgressStore
+            from course.quiz.progress import ProgressStore
 
             self._store = ProgressStore()
         return self._store
 
     def _load(self, line: str):
-        from course.autograder import ExerciseError, load
+        from course.autograder.spec import ExerciseError, load
 
         exercise_id = _exercise_id(line)
         if not exercise_id:
@@ -76,7 +75,8 @@ class LabSession:
 
     def check(self, line, cell):
         """%%exercise ID — check the CUDA source in this cell; returns the Verdict (shown as a table)."""
-        from course.autograder import ExerciseInputError, check_source
+        from course.autograder.checker import check_source
+        from course.autograder.learner import ExerciseInputError
 
         spec, problem = self._load(line)
         if problem:
@@ -93,7 +93,7 @@ class LabSession:
         return verdict
 
     def _save(self, verdict, spec) -> str:
-        from course.progress import ProgressReadOnlyError
+        from course.quiz.progress import ProgressReadOnlyError
 
         try:
             self.store.record_exercise_attempt(verdict.to_dict(), module=spec.module, client="jupyterlab")
@@ -105,7 +105,7 @@ class LabSession:
 
     def hint(self, line):
         """%exercise_hint ID — unlock the next hint and show every unlocked one."""
-        from course.progress import ProgressReadOnlyError
+        from course.quiz.progress import ProgressReadOnlyError
 
         spec, problem = self._load(line)
         if problem:

@@ -179,7 +179,7 @@ def expand_includes(text: str, name: str) -> str:
 
 def display_name(path_or_name: str) -> str:
     """The file's own name as a person reads it (Korean kept), control characters made visible."""
-    from course.csv_safe import printable
+    from course.instructor.safe_text import printable
 
     base = os.path.basename(str(path_or_name)) or "kernel.cu"
     return printable(unicodedata.normalize("NFC", base))

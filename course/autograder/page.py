@@ -14,9 +14,8 @@ import json
 import re
 from pathlib import Path
 
-from course.autograder import spec as specs
+from course.autograder import kinds, spec as specs
 from course.autograder.card_text import correctness_text, size_limit_text, speed_text
-from course.autograder.cases import correctness_cases
 from course.autograder.verdict import verdict_table_html
 from korean_text import with_particle
 from course.page import StaticHTML
@@ -59,41 +58,18 @@ def targets(s: specs.ExerciseSpec) -> list[tuple[str, str]]:
     if s.max_registers:
         sass.append(f"스레드당 레지스터 {s.max_registers}개 이하")
     tools = ", ".join(t for t, on in s.hazards.items() if on) or "없음"
-    if s.kind != "sgemm":
-        return _reduce_targets(s, sass, tools, shapes)
-    plan = correctness_cases(s)
-    drawn = sum(1 for c in plan if c.drawn)
-    fixed = len(plan) - drawn
-    return [
-        ("커널", f'`extern "C" __global__ void {s.entry}(A, B, C, M, N, K, lda, ldb, ldc, alpha, beta)`, '
-                 "행 우선(row-major), C = alpha·A·B + beta·C; 매개변수 목록이 다르면 실행하기 전에 알려 줍니다"),
-        ("실행 구성 (launch)", s.launch_text() + " — 검사기가 이대로 실행합니다"),
-        ("크기 (shapes)", shapes),
-        ("컴파일 (compile)", "NVRTC, sm_90 — 오류는 내 코드의 줄 번호로 알려 줍니다"),
-        ("SASS 규칙 (sass)", "; ".join(sass) or "없음"),
-        ("정확성 (correctness)", f"{fixed + drawn}가지 경우(고정 {fixed}, 시드로 뽑는 {drawn}): " + correctness_text(s)),
-        ("경쟁·메모리 검사 (hazards)", f"작은 크기(k 타일 하나뿐인 경우 포함)에서 compute-sanitizer {tools} "
-                                    "(없으면 반복 실행 차등 시험)"),
-        ("속도 (speed)", speed_text(s)),
-    ]
-
-
-def _reduce_targets(s: specs.ExerciseSpec, sass: list, tools: str, shapes: str) -> list[tuple[str, str]]:
-    """The targets of a split-K reduction exercise (kind splitk_reduce)."""
-    from course.autograder import kinds
-
-    plan = kinds.reduce_correctness_cases(s)
+    kind = kinds.of(s)
+    plan = kind.correctness_cases(s)
     drawn = sum(1 for c in plan if c.drawn)
     return [
-        ("커널", f"`{s.signature_text()}`, 행 우선(row-major), C = alpha·(P₀ + … + P_(S−1)) + beta·C, 조각 s는 "
-                 "P + s·M·ldp에서 시작; 매개변수 목록이 다르면 실행하기 전에 알려 줍니다"),
+        ("커널", kind.card_kernel_ko(s)),
         ("실행 구성 (launch)", s.launch_text() + " — 검사기가 이대로 실행합니다"),
         ("크기 (shapes)", shapes),
         ("컴파일 (compile)", "NVRTC, sm_90 — 오류는 내 코드의 줄 번호로 알려 줍니다"),
         ("SASS 규칙 (sass)", "; ".join(sass) or "없음"),
         ("정확성 (correctness)", f"{len(plan)}가지 경우(고정 {len(plan) - drawn}, 시드로 뽑는 {drawn}): "
                                + correctness_text(s)),
-        ("경쟁·메모리 검사 (hazards)", f"작은 크기에서 compute-sanitizer {tools} (없으면 반복 실행 차등 시험)"),
+        ("경쟁·메모리 검사 (hazards)", f"{kind.hazard_sizes_ko}에서 compute-sanitizer {tools} (없으면 반복 실행 차등 시험)"),
         ("속도 (speed)", speed_text(s)),
     ]
 
@@ -109,7 +85,7 @@ def _targets_html(s: specs.ExerciseSpec) -> str:
 
 def _how_to_html(s: specs.ExerciseSpec) -> str:
     steps = [
-        "이 장을 JupyterLab에서 노트북으로 엽니다 (`make lab`). 이 장의 `%load_ext course.exercise_magic` 셀을 "
+        "이 장을 JupyterLab에서 노트북으로 엽니다 (`make lab`). 이 장의 `%load_ext course.notebook.exercise_magic` 셀을 "
         "한 번 실행합니다.",
         f"`%exercise_start {s.id}` 셀을 실행하면 그 셀이 시작 코드가 든 `%%exercise {s.id}` 셀로 바뀝니다 "
         "(`%load`처럼). `할 일` 주석을 따라 고친 뒤 셀을 다시 실행하면 판정 표가 나옵니다. 커널은 제한 시간이 있는 "

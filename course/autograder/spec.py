@@ -2,7 +2,9 @@
 
 The schema is the contract between the exercises and the checker (see the docstring of
 course.autograder). Loading validates every key, so a typo in a yaml file is a Korean error that
-names the file and the key, not a surprise in the middle of a check.
+names the file and the key, not a surprise in the middle of a check. What depends on the exercise's
+kind (its parameter list, the kernels it may be timed against) is asked of the kind (course.autograder.kinds);
+a wrong attempt's diagnosis must be one of course.autograder.diagnosis.DIAGNOSES.
 """
 from __future__ import annotations
 
@@ -13,36 +15,14 @@ from pathlib import Path
 
 import yaml
 
+from course.autograder import kinds
+from course.autograder.diagnosis import DIAGNOSES
+from course.autograder.signatures import parse_signature, signature_text
+
 EXERCISES_ENV = "SGEMM_COURSE_EXERCISES"
 DEFAULT_ROOT = Path(__file__).resolve().parent.parent / "exercises"
 ID_PATTERN = re.compile(r"^m(\d{2})-e(\d+)$")
 ENTRY_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-# Every diagnosis the checker emits (and the only names an exercise.yaml may give a wrong attempt).
-DIAGNOSES = {
-    "compile_error": "NVRTC가 소스를 거부함 (compile error)",
-    "wrong_signature": "커널의 매개변수 목록이 실습과 다름 (wrong signature)",
-    "local_memory": "SASS에 로컬 메모리 명령 LDL/STL이 있음 (local memory)",
-    "missing_instruction": "요구한 명령이 SASS에 없음 (missing instruction)",
-    "too_many_registers": "레지스터 수가 한도를 넘음 (too many registers)",
-    "wrong_values": "기준 결과(cuBLAS 또는 float64 합)와 값이 다름 (wrong values)",
-    "unwritten_output": "C의 일부 원소를 쓰지 않음 (unwritten output)",
-    "reads_c_with_beta_zero": "beta = 0인데 C를 읽음 (reads C with beta = 0)",
-    "out_of_bounds": "행렬 밖의 메모리에 접근함 (out of bounds)",
-    "writes_inputs": "입력 A나 B에 씀 (writes to inputs)",
-    "uninitialized_shared": "쓰지 않은 공유 메모리를 읽음 (uninitialized shared memory)",
-    "race": "공유 메모리 경쟁 상태 (race)",
-    "sync_error": "배리어 사용 오류 (sync error)",
-    "timeout": "제한 시간 안에 끝나지 않음 (timeout)",
-    "fault": "잘못된 주소 접근 등으로 커널이 중단됨 (fault)",
-    "too_slow": "정확하지만 목표 속도에 못 미침 (too slow)",
-}
-
-# When several checks fail, the verdict names the root cause first: a kernel that never ran or
-# broke memory explains wrong values, and correctness comes before machine-code style and speed.
-DIAGNOSIS_PRIORITY = ("compile_error", "wrong_signature", "timeout", "fault", "out_of_bounds", "writes_inputs",
-                      "race", "sync_error", "uninitialized_shared", "reads_c_with_beta_zero", "unwritten_output",
-                      "wrong_values", "local_memory", "missing_instruction", "too_many_registers", "too_slow")
 
 HAZARD_TOOLS = ("memcheck", "racecheck", "synccheck")
 _TOP_KEYS = {"id", "module", "title_ko", "goal_ko", "kind", "signature", "entry", "launch", "shapes", "checks",
@@ -104,14 +84,10 @@ class ExerciseSpec:
 
     @property
     def parameters(self) -> tuple:
-        from course.autograder import kinds
-
         return self.signature or kinds.get(self.kind).signature
 
     def signature_text(self) -> str:
-        from course.autograder import kinds
-
-        return kinds.signature_text(self.parameters, self.entry)
+        return signature_text(self.parameters, self.entry, kinds.get(self.kind).read_only)
 
     @property
     def starter(self) -> Path:
@@ -344,8 +320,6 @@ def _parse(raw, folder: Path, problems: list) -> ExerciseSpec | None:
     speed = _mapping(checks.get("speed"), "checks.speed", problems)
     _unknown("checks.speed", speed, _SPEED_KEYS, problems)
     reference = speed.get("reference")
-    from course.autograder import kinds
-
     kind_rules = kinds.get(kind)
     if not kind_rules.reference_ok(reference):
         problems.append(f"checks.speed.reference: {kind_rules.reference_text_ko}이어야 합니다 (받은 값: {reference!r})")
@@ -397,8 +371,6 @@ def _parse(raw, folder: Path, problems: list) -> ExerciseSpec | None:
 
 def _kind_and_signature(raw: dict, problems: list) -> tuple[str, tuple]:
     """kind (default sgemm) and the signature the yaml writes out, which must be the kind's own."""
-    from course.autograder import kinds
-
     kind = raw.get("kind", "sgemm")
     if kind not in kinds.KIND_NAMES:
         problems.append(f"kind: {', '.join(kinds.KIND_NAMES)} 중 하나여야 합니다 (받은 값: {kind!r})")
@@ -406,7 +378,7 @@ def _kind_and_signature(raw: dict, problems: list) -> tuple[str, tuple]:
     expected = kinds.get(kind).signature
     if "signature" not in raw:
         return kind, expected
-    signature = kinds.parse_signature(raw.get("signature"))
+    signature = parse_signature(raw.get("signature"))
     if signature is None:
         problems.append('signature: "const float* P", "int M"처럼 "타입 이름" 문자열의 목록이어야 합니다')
         return kind, expected

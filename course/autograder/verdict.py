@@ -12,7 +12,7 @@ import html
 import re
 from dataclasses import asdict, dataclass, field
 
-from course.autograder.spec import DIAGNOSES, DIAGNOSIS_PRIORITY
+from course.autograder.diagnosis import DIAGNOSES, DIAGNOSIS_PRIORITY
 
 CHECKS = ("compile", "sass", "correctness", "hazards", "speed")
 CHECK_LABELS = {
