@@ -348,7 +348,7 @@ def test_live_results_name_the_gpu_the_configuration_and_keep_ratios_apart():
 def test_recorded_device_profiles_are_labelled_when_present():
     path = REPO / "book" / "data" / "device_profiles.json"
     if not path.exists():
-        pytest.skip("device_profiles.json is recorded on a GPU by tools/device_issue20.sh")
+        pytest.skip("device_profiles.json is recorded on a GPU by tools/gpu/check_device_profiles.sh")
     data = json.loads(path.read_text(encoding="utf-8"))
     for key in ("device", "date", "command", "git_commit", "driver", "cuda_runtime"):
         assert data.get(key), key

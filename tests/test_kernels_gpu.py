@@ -4,7 +4,7 @@ Every kernel takes every shape: random shapes in random layouts (contiguous, pad
 4 bytes past an aligned address, transposed views), the issue's required shapes with and without
 that offset, alpha/beta mixes, NaN-poisoned C with beta = 0, and pipeline tails. Every kernel runs in the
 active device's configuration: this GPU's, or with COURSE_DEVICE_PROFILE=T4 (say) the T4's, compiled to PTX
-for compute_75 so that the cp.async fallback runs (tools/device_issue20.sh runs the suite once per class).
+for compute_75 so that the cp.async fallback runs (tools/gpu/check_device_profiles.sh runs the suite once per class).
 """
 from __future__ import annotations
 

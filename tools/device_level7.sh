@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Level 7's GPU work (issue 25) in one batch, run from the repository root on the GPU machine:
+# Level 7's GPU work in one batch, run from the repository root on the GPU machine:
 #   bash tools/device_level7.sh tune     every path against cuBLAS, the tuning sweep (level7_tuning.json), memcheck
 #   bash tools/device_level7.sh record   every path against cuBLAS, the shape zoo (shapes.json), a second sweep to
 #                                        check the model's picks (level7_tuning_check.json), the two experiments

@@ -2,7 +2,7 @@
 # Wheels for the lent GPU machine (no internet there; Python 3.12 with CuPy, NumPy and pytest, but not the
 # packages that run chapters as notebooks). Run here, where pip reaches the index:
 #     bash tools/prepare_device_wheels.sh            # -> .whl/ (ignored by git; carried to the device)
-# tools/device_issue20.sh installs them there with
+# tools/gpu/check_device_profiles.sh and tools/gpu/record_module12.sh install them there with
 #     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
 # Versions are the tested lock's (requirements*.txt) where it names them; their dependencies are resolved
 # by pip for CPython 3.12 on manylinux x86-64. NumPy and CuPy are never included: the machine's stay.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# One GPU session for issue 17's measurements (run from the repository root on the GPU machine):
-# the cp.async (LDGSTS) counts for every profiled kernel, Level 3 with RB_PAD=4 under Nsight Compute,
-# the unshipped variants timed against their bases, and Level 5's per-instruction stall samples.
+# One GPU session (run from the repository root on the GPU machine) for three of the book's records:
+# the cp.async (LDGSTS) counts for every profiled kernel and Level 3 with RB_PAD=4 under Nsight Compute
+# (book/data/profiles.json), the unshipped variants timed against their bases (variants.json), and Level 5's
+# per-instruction stall samples ($OUT/l5v_source.csv, which tools/source_stalls.py turns into source_stalls.json).
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 export CUPY_TF32=0

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 20's proof on one lent H100, in one call of at most 9 minutes: every configuration class of the
+# Every configuration the listed GPUs get, proved on one lent H100 in one call of at most 9 minutes: each class of the
 # listed GPUs (kernels/configs.py) run on the H100 through COURSE_DEVICE_PROFILE:
 #   T4                              (cc 7.5: no cp.async; kernels compiled to PTX for compute_75, JIT-ed)
 #   RTX3090  = RTX3090, A10G, L4, RTX4090   (99 KiB per block: Level 5 BK 16 x 2, Level 6 BK 16 x 4)
@@ -13,13 +13,13 @@
 #
 # Before the call, here (needs the package index):   bash tools/prepare_device_wheels.sh   (-> .whl/)
 # Run from the repository root on the device machine:
-#   export PYTHONPATH=$PWD PYTHONUNBUFFERED=1 CUPY_TF32=0 && bash tools/device_issue20.sh
+#   export PYTHONPATH=$PWD PYTHONUNBUFFERED=1 CUPY_TF32=0 && bash tools/gpu/check_device_profiles.sh
 # Results under $OUT: summary.txt (the table), device_profiles.json, logs.tar.gz (every log, executed
 # notebooks, exercise records).
 set -u
-OUT=${OUT:-_build/issue20}
+OUT=${OUT:-_build/device_profiles}
 mkdir -p "$OUT"
-LOGS=$(mktemp -d /tmp/issue20.XXXX)
+LOGS=$(mktemp -d /tmp/device_profiles.XXXX)
 PY=${PYTHON:-python3}
 START=$(date +%s)
 BUDGET=${BUDGET:-510}            # seconds for the whole script (the call's limit is 540)

@@ -5,7 +5,7 @@
 #   shape each speed check drew (and any second measurement near the bar), whether the shared-memory fill
 #   reaches a fresh block on this GPU, the slowest solution check against its time limit, and the full
 #   record in $OUT/exercises.json (copy it to book/data/ to publish it).
-# Usage: OUT=/some/dir bash tools/device_issue21.sh [--seed N] [--jobs J] [--only ID ...]
+# Usage: OUT=/some/dir bash tools/gpu/record_exercises.sh [--seed N] [--jobs J] [--only ID ...]
 #   (needs python3 with cupy, numpy, PyYAML). Too long for one call: give each call some exercises with
 #   --only, then on any machine: python tools/record_exercises.py --merge-from PART.json
 set -uo pipefail

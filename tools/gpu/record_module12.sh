@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 25, module 12's GPU work in one call (at most 9 minutes on one H100, 16 cores), run from the repository root:
-#   OUT=/some/dir [WHEELS=path/to/.whl] COURSE_GIT_COMMIT=$(git rev-parse HEAD) bash tools/device_issue25.sh
+# Module 12's GPU work in one call (at most 9 minutes on one H100, 16 cores), run from the repository root:
+#   OUT=/some/dir [WHEELS=path/to/.whl] COURSE_GIT_COMMIT=$(git rev-parse HEAD) bash tools/gpu/record_module12.sh
 #
 #   1. compile every Level 7 form of this GPU in parallel (tools/warm_level7.py, CuPy's disk cache)
 #   2. side by side: exercise m12-e1's solution and wrong attempts through the checker (tools/record_exercises.py
@@ -11,12 +11,12 @@
 #   4. module 12 executed as a notebook (tools/run_chapters.py; its live zoo cell times on this GPU)
 #   5. tests/test_level7_gpu.py with the time that is left (BUDGET, default 525 s from the start)
 #   6. a short table; $OUT holds at most 5 files: cublas_kernels.json, level7_profiles.json, m12_exercise.json,
-#      m12_shape_aware.ipynb and issue25_logs.tgz (every log).
+#      m12_shape_aware.ipynb and module12_logs.tgz (every log).
 # Copy the three JSON files to book/data/ (the exercise record merges into exercises.json with
 # `python tools/record_exercises.py --merge-from m12_exercise.json`).
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-LOGS=$(mktemp -d /tmp/issue25.XXXX)
+LOGS=$(mktemp -d /tmp/module12.XXXX)
 PY=${PYTHON:-python3}
 T0=$(date +%s)
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 CUPY_TF32=0
@@ -79,6 +79,6 @@ else
 fi
 
 stamp "6. packing"
-(cd "$LOGS" && tar -czf "$OUT/issue25_logs.tgz" -- *)
+(cd "$LOGS" && tar -czf "$OUT/module12_logs.tgz" -- *)
 ls -la "$OUT"
 stamp "done"
