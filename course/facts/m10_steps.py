@@ -267,18 +267,32 @@ f.set("l6_base_4096", _pct_at["base"][SIZE], ".1f")
 # The profile's time against a timing of the same kernel on the same device, outside Nsight: Level 6's tuner
 # timed the shipped configuration on the profile's GPU, so the profile's clock (--clock-control none) can be
 # checked against it.
-_l6_tuned_ms = next(r["median_ms"] for r in _l6_shipped["rows"] if r["M"] == r["N"] == r["K"] == SIZE)
+_l6_tuned = next(r for r in _l6_shipped["rows"] if r["M"] == r["N"] == r["K"] == SIZE)
+_l6_tuned_ms = _l6_tuned["median_ms"]
 f.set("L6_ms_same_device", _l6_tuned_ms, ".2f")
 f.set("l6_tuning_device", level6_tuning_record["device"])
+# The profile's own reading of the SM clock while Level 6 ran (sm__cycles_elapsed.avg.per_second), beside the
+# GPU's maximum SM clock the record states.
+f.set("L6_sm_clock_mhz", profile_of[6]["sm_clock_hz"] / 1e6, ",.0f")
+f.set("profile_clock_mhz", profile_record["clock_mhz"], ",.0f")
 
 
 @f.claims
 def profile_time_against_a_timing_on_its_device(check):
     check(level6_tuning_record["device"] == profile_record["device"]
-          and profile_of[6]["kernel"] == _l6_shipped["rows"][0]["kernel"],
-          "본문: level6_tuning.json은 프로파일과 같은 장치에서 같은 커널(배포된 Level 6)을 잰 기록")
+          and level6_tuning_record["git_commit"] == profile_record["git_commit"]
+          and profile_of[6]["kernel"] == _l6_tuned["kernel"]
+          and profile_of[6]["registers"] == _l6_tuned["registers"]
+          and profile_of[6]["smem_dynamic"] == _l6_tuned["smem_dynamic"],
+          "본문: level6_tuning.json은 프로파일과 같은 장치, 같은 커밋에서 같은 구성(배포된 Level 6: 레지스터와 동적 "
+          "공유 메모리가 같다)을 잰 기록")
     check(abs(profile_of[6]["duration_ms"] / _l6_tuned_ms - 1) < 0.03,
           "본문: 프로파일 속 Level 6의 시간 ≈ 같은 장치에서 튜너가 잰 Level 6의 시간 (3% 안)")
+    check(level6_tuning_record["timing"] == "median of CUDA-event timings after warm-up",
+          "본문: 튜너는 워밍업 뒤 호출마다 이벤트를 두른 이전 방식으로 쟀다")
+    check(abs(profile_of[6]["sm_clock_hz"] / 1e6 / profile_record["clock_mhz"] - 1) < 0.02
+          and all(abs(e["sm_clock_hz"] / 1e6 / profile_record["clock_mhz"] - 1) < 0.02 for e in profile_record["kernels"]),
+          "본문: 프로파일이 잰 SM 클럭은 Level 6(과 프로파일한 커널 모두)에서 최대 클럭의 2% 안")
 
 
 @f.claims
