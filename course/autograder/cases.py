@@ -199,7 +199,7 @@ def correctness_cases(spec, seed: int = 0) -> list[Case]:
 
 
 def shared_fill(spec, seed: int = 0) -> tuple[int, int]:
-    """The two seeds of the bit patterns shared memory is filled with before a launch (course.autograder.worker:
+    """The two seeds of the bit patterns shared memory is filled with before a launch (course.autograder.worker_base:
     NaNs, infinities and arbitrary bits). Drawn per run, so a kernel cannot recognise them; two of them, because a
     result that changes with what shared memory held before the launch reads memory the block never wrote."""
     rng = random.Random(f"{int(seed)}:{spec.id}:shared-fill")

@@ -583,7 +583,7 @@ def _protocol_text(r: dict) -> str:
 
 
 def speed_check(spec: ExerciseSpec, source: str, name: str, limits: Limits, reps: int = 10, seed: int = 0) -> CheckResult:
-    """The timed shape is drawn from the run's seed (kinds: speed_case); GPU time per launch, each kernel over its
+    """The timed shape is drawn from the run's seed (the kind's speed_case); GPU time per launch, each kernel over its
     own operand copies (course.autograder.timing); a ratio within ±3% of the bar is measured again, longer, and that
     measurement decides. Where not even one copy fits in the GPU's free memory, the check is skipped and says so."""
     from course.autograder import timing
