@@ -25,7 +25,7 @@ import tempfile
 
 import numpy as np
 
-from kernels import compiler, devices, launch, registry
+from kernels import compiler, devices, launch, loader, registry
 from kernels import level7_model as model
 from kernels.errors import CompileError, KernelInputError
 from korean_text import with_particle
@@ -101,10 +101,10 @@ def kernels_for(cand: model.Candidate, b16: bool, ptx_arch: str | None = None, k
     if ptx_arch is not None:
         module = _ptx_module(source_for(cand, b16, knobs), ptx_arch)
         gemm, reduce = module.get_function(NAME), module.get_function(REDUCE)
-        compiler.allow_dynamic_smem(gemm, cand.smem_bytes)
+        loader.allow_dynamic_smem(gemm, cand.smem_bytes)
         return gemm, reduce
     found = defines(cand, b16, knobs)
-    return (compiler.get_variant(FILE, NAME, found, cand.smem_bytes), compiler.get_variant(FILE, REDUCE, found, 0))
+    return (loader.get_variant(FILE, NAME, found, cand.smem_bytes), loader.get_variant(FILE, REDUCE, found, 0))
 
 
 STREAM_KERNELS = {"stream-B": "sgemm_stream_b", "stream-A": "sgemm_stream_a"}
@@ -122,8 +122,8 @@ def stream_kernels(cand: model.Candidate, v4: bool, ptx_arch: str | None = None)
     if ptx_arch is not None:
         module = _ptx_module(compiler.variant_source(FILE, found), ptx_arch, name)
         return module.get_function(name), module.get_function(REDUCE)
-    return (compiler.get_variant(FILE, name, found, 0, threads=cand.tile.threads),
-            compiler.get_variant(FILE, REDUCE, found, 0, threads=REDUCE_THREADS))
+    return (loader.get_variant(FILE, name, found, 0, threads=cand.tile.threads),
+            loader.get_variant(FILE, REDUCE, found, 0, threads=REDUCE_THREADS))
 
 
 @functools.lru_cache(maxsize=None)

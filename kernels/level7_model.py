@@ -110,7 +110,7 @@ RING_HALF_K = 0.0            # rows of K in flight at which a ring keeps half th
 RINGS_PER_SHAPE = False      # choose the ring per shape (only once a sweep measured every ring: tune_level7.py)
 # [end-region: calibration]
 
-# The shapes people multiply (issue 25): squares, LLM layers (4096 x 11008, batch 128), a short and a long
+# The shapes people multiply: squares, LLM layers (4096 x 11008, batch 128), a short and a long
 # K, an M one past a tile, sizes one off a power of two, and a plain odd size. M x N x K.
 ZOO = ((1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192), (4096, 11008, 4096),
        (4096, 4096, 11008), (8192, 8192, 1024), (1024, 1024, 16384), (513, 8192, 8192), (128, 4096, 4096),
