@@ -69,7 +69,8 @@ UNITS: dict[str, tuple[str, str]] = {
 }
 # Acronyms said as a word whose ending differs from their last letter's name.
 WORDS: dict[str, tuple[str, str]] = {"JIT": ("짓", CONSONANT), "NOP": ("놉", CONSONANT), "GROUP": ("그룹", CONSONANT),
-                                     "BAR": ("바", VOWEL), "DEPBAR": ("뎁바", VOWEL), "LDGDEPBAR": ("엘디지뎁바", VOWEL)}
+                                     "BAR": ("바", VOWEL), "DEPBAR": ("뎁바", VOWEL), "LDGDEPBAR": ("엘디지뎁바", VOWEL),
+                                     "cuBLAS": ("쿠블라스", VOWEL)}
 # English letter names as Korean readers say them (an acronym's last letter decides).
 LETTERS = {"A": VOWEL, "B": VOWEL, "C": VOWEL, "D": VOWEL, "E": VOWEL, "F": VOWEL, "G": VOWEL,
            "H": VOWEL, "I": VOWEL, "J": VOWEL, "K": VOWEL, "L": RIEUL, "M": CONSONANT, "N": CONSONANT,

@@ -25,6 +25,7 @@ from course.autograder import cases as case_plans
 from course.autograder import kinds
 from course.autograder.spec import ExerciseSpec
 from course.autograder.verdict import CheckResult
+from korean_text import with_particle
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 SANITIZER_ENV = "COURSE_SANITIZER"       # path of compute-sanitizer, or "none" to act as if missing
@@ -331,7 +332,7 @@ def judge_outcomes(spec: ExerciseSpec, outcomes: list, seed: int, device: str = 
         drawn = sum(1 for c in outcomes if c.get("drawn"))
         return CheckResult.passed(
             "correctness", f"{len(outcomes)}가지 경우(고정 {len(outcomes) - drawn}, 시드 {seed}에서 뽑은 {drawn})에서 "
-                           f"{kinds.of(spec).reference_name_ko}와 일치합니다 (최대 상대 오차 {worst:.1e}, 허용 1e-05; 행 간격 "
+                           f"{with_particle(kinds.of(spec).reference_name_ko, '와')} 일치합니다 (최대 상대 오차 {worst:.1e}, 허용 1e-05; 행 간격 "
                            f"{_strides_name(spec)}가 모두 다른 여백 있는 행렬, beta = 0이면 NaN과 ±Inf로 채운 C, 입력의 "
                            "NaN·±Inf는 IEEE 규칙대로, 실행마다 다른 무작위 비트 패턴 두 가지로 채운 공유 메모리에서 같은 "
                            "결과).", **details)
