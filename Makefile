@@ -43,7 +43,7 @@ $(STAMP): requirements.txt pyproject.toml | python-version
 # kernel changed would keep its old numbers.
 # The chapters are also written as .ipynb into book/_static/notebooks (copied into the site, linked from
 # book/start/colab_hub.md) for Colab and JupyterHubs, as plain Markdown with the numbers filled in
-# (course/notebook_export.py); _config.yml's repository.url (or COURSE_REPO_URL) goes into their install cell.
+# (course/notebook/export.py); _config.yml's repository.url (or COURSE_REPO_URL) goes into their install cell.
 book: $(STAMP)
 	$(PY) -m course toc
 	$(PY) tools/export_notebooks.py

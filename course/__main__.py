@@ -7,7 +7,7 @@ Commands
     validate     check the question banks against the schema / 문제 은행 검사
     exercise     kernel exercises: list, show, check a .cu file / 커널 실습 (course.autograder.cli)
     grade-code   check a folder of learners' kernels into a CSV (runs their code) / 커널 제출물 채점
-    unlock       instructor-signed unlock codes: keygen, code, verify / 잠금 해제 코드 (course.unlock)
+    unlock       instructor-signed unlock codes: keygen, code, verify / 잠금 해제 코드 (course.instructor.unlock_codes)
 
 Exit codes
     0  done (grade: every file was graded cleanly; validate: the banks are valid and balanced)
@@ -32,9 +32,10 @@ import os
 import sys
 from pathlib import Path
 
-from course import csv_safe, instructor
 from course import syllabus
-from course.bank import BankError, available_modules, choice_balance, course_modules, load_all_banks, load_bank
+from course.instructor import forms, gradebook, problems, submissions
+from course.instructor.safe_text import printable, shown_name
+from course.quiz.bank import BankError, available_modules, choice_balance, course_modules, load_all_banks, load_bank
 from course.settings import SettingsError, load_settings
 
 EXIT_OK, EXIT_NOTHING_GRADED, EXIT_USAGE, EXIT_PROBLEMS = 0, 1, 2, 3
@@ -59,7 +60,7 @@ def _parser() -> argparse.ArgumentParser:
                "5 내부 오류 (internal error).",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--banks", metavar="DIR",
-                        help="문제 은행 폴더 / question bank folder (기본값 default: course/banks, 또는 SGEMM_COURSE_BANKS)")
+                        help="문제 은행 폴더 / question bank folder (기본값 default: course/quiz/banks, 또는 SGEMM_COURSE_BANKS)")
     parser.add_argument("--config", metavar="FILE",
                         help="course_settings를 읽을 _config.yml / _config.yml to read course_settings from")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -149,9 +150,9 @@ def _parser() -> argparse.ArgumentParser:
                       help="모든 파일에 같은 시드 (기본: 파일마다 새 시드, CSV의 seed 열에 기록) / one seed for every "
                            "file (default: a fresh one per file, in the CSV's seed column)")
     code.add_argument("--no-gpu", action="store_true", help="컴파일과 SASS만 / compile and SASS checks only")
-    from course import unlock
+    from course.instructor import unlock_codes
 
-    unlock.add_parser(sub)
+    unlock_codes.add_parser(sub)
     return parser
 
 
@@ -192,21 +193,21 @@ def _write_outputs(writers) -> bool:
             write()
         except OSError as exc:
             ok = False
-            print(f"오류 (error): {label} 파일을 쓸 수 없습니다: {csv_safe.shown_name(path)} "
-                  f"({csv_safe.printable(exc.strerror or exc)})", file=sys.stderr)
+            print(f"오류 (error): {label} 파일을 쓸 수 없습니다: {shown_name(path)} "
+                  f"({printable(exc.strerror or exc)})", file=sys.stderr)
     return ok
 
 
 def _export_form(args) -> int:
     bank = load_bank(args.module, args.banks)
-    for path in instructor.export_form(bank, args.out):
+    for path in forms.export_form(bank, args.out):
         print(f"썼습니다 (wrote): {path}")
     return EXIT_OK
 
 
 def _export_key(args) -> int:
     bank = load_bank(args.module, args.banks)
-    print(f"썼습니다 (wrote): {instructor.export_key(bank, args.out)}")
+    print(f"썼습니다 (wrote): {forms.export_key(bank, args.out)}")
     print("주의: 정답지는 학생에게 공개하지 마세요. / Keep the key away from students.")
     return EXIT_OK
 
@@ -226,25 +227,25 @@ def _grade(args) -> int:
         pass_count = checkpoint.pass_count if checkpoint else None
     marks, mark_problems = {}, []
     if args.manual_marks:
-        marks, mark_problems = instructor.load_manual_marks(args.manual_marks, bank)
+        marks, mark_problems = submissions.load_manual_marks(args.manual_marks, bank)
     limit = args.attempt_limit if args.attempt_limit is not None else _configured_attempt_limit(args.config)
     limit = limit or None
-    report = instructor.grade_folder(bank, folder, pass_count, marks, args.require_integrity, attempt_limit=limit)
+    report = submissions.grade_folder(bank, folder, pass_count, marks, args.require_integrity, attempt_limit=limit)
     graded_ids = {g.student_id for g in report.graded}
-    mark_problems += [f"수동 채점 파일의 학번 {csv_safe.printable(sid)}에 해당하는 제출이 없습니다"
+    mark_problems += [f"수동 채점 파일의 학번 {printable(sid)}에 해당하는 제출이 없습니다"
                       for sid in sorted(set(marks) - graded_ids)]
-    report.problems += [instructor.Problem(csv_safe.shown_name(args.manual_marks), "ignored", "manual_mark", problem)
+    report.problems += [problems.Problem(shown_name(args.manual_marks), "ignored", "manual_mark", problem)
                         for problem in mark_problems]
-    problems_csv = args.problems or instructor.problems_path_for(args.out)
+    problems_csv = args.problems or problems.problems_path_for(args.out)
     written = _write_outputs([
-        ("문제 목록(problems CSV)", problems_csv, lambda: instructor.write_problems(report.problems, problems_csv)),
-        ("성적부(gradebook CSV)", args.out, lambda: instructor.write_gradebook(report, args.out)),
-        *([("요약(summary CSV)", args.summary, lambda: instructor.write_difficulty(report, args.summary))]
+        ("문제 목록(problems CSV)", problems_csv, lambda: problems.write_problems(report.problems, problems_csv)),
+        ("성적부(gradebook CSV)", args.out, lambda: gradebook.write_gradebook(report, args.out)),
+        *([("요약(summary CSV)", args.summary, lambda: gradebook.write_difficulty(report, args.summary))]
           if args.summary else [])])
     for line in report.lines():
         print(line)
     rule = f"{pass_count}/{len(bank.ids)}" if pass_count is not None else "없음 (none)"
-    shown = csv_safe.shown_name
+    shown = shown_name
     print(f"통과 기준 (pass rule): {rule}; 시도 횟수 제한 (attempt limit): {limit or '없음 (none)'}; "
           f"성적부 (gradebook): {shown(args.out)}; 문제 목록 (problems): {shown(problems_csv)} ({len(report.problems)}건)"
           + (f"; 요약 (summary): {shown(args.summary)}" if args.summary else ""))
@@ -278,12 +279,12 @@ def _validate(args) -> int:
         overall = balance if overall is None else overall.merged(balance, "전체")
     overall.label = "전체 (overall)"
     print("\n".join(overall.lines()))
-    problems = overall.problems()
-    for problem in problems:
+    unbalanced = overall.problems()
+    for problem in unbalanced:
         print(f"치우침 (unbalanced): {problem}", file=sys.stderr)
-    if not problems:
+    if not unbalanced:
         print("정답 위치·길이 기준 통과 (balance ok)")
-    return EXIT_UNBALANCED if problems else EXIT_OK
+    return EXIT_UNBALANCED if unbalanced else EXIT_OK
 
 
 def _toc(args) -> int:
@@ -322,7 +323,7 @@ def _grade_code(args) -> int:
     print("주의: 학생이 낸 코드를 이 머신에서 실행합니다 (this runs learners' code).", file=sys.stderr)
     report = grade_code(spec, folder, args.time_limit, args.no_gpu,
                         progress=lambda line: print(line, file=sys.stderr, flush=True), seed=args.seed)
-    problems_csv = args.problems or instructor.problems_path_for(args.out)
+    problems_csv = args.problems or problems.problems_path_for(args.out)
     written = _write_outputs([
         ("문제 목록(problems CSV)", problems_csv, lambda: write_report(report, None, problems_csv)),
         ("결과(results CSV)", args.out, lambda: write_report(report, args.out, None))])
@@ -330,9 +331,9 @@ def _grade_code(args) -> int:
     print(f"검사(checked): {len(report.rows)}개, 모두 통과(passed): {passed}개, 건너뜀(skipped): {len(report.skipped)}개")
     label = {"skipped": "건너뜀", "graded": "참고  ", "ignored": "무시함"}
     for p in report.problems:
-        print(f"  {label.get(p.outcome, p.outcome)}  {csv_safe.printable(p.file)}: {csv_safe.printable(p.reason)}")
-    print(instructor.problem_count_line(report.problems))
-    print(f"결과 (results): {csv_safe.shown_name(args.out)}; 문제 목록 (problems): {csv_safe.shown_name(problems_csv)} "
+        print(f"  {label.get(p.outcome, p.outcome)}  {printable(p.file)}: {printable(p.reason)}")
+    print(problems.problem_count_line(report.problems))
+    print(f"결과 (results): {shown_name(args.out)}; 문제 목록 (problems): {shown_name(problems_csv)} "
           f"({len(report.problems)}건)")
     if not written:
         return EXIT_USAGE
@@ -342,9 +343,9 @@ def _grade_code(args) -> int:
 
 
 def _unlock(args) -> int:
-    from course import unlock
+    from course.instructor import unlock_codes
 
-    return unlock.run(args)
+    return unlock_codes.run(args)
 
 
 COMMANDS = {"export-form": _export_form, "export-key": _export_key, "grade": _grade, "validate": _validate, "toc": _toc,
@@ -371,7 +372,7 @@ def main(argv=None) -> int:
     except Exception as exc:   # noqa: BLE001 - the last guard: a Korean line, never a traceback
         if os.environ.get(DEBUG_ENV):
             raise
-        print(f"내부 오류 (internal error, {type(exc).__name__}): {csv_safe.printable(str(exc))[:300]}. "
+        print(f"내부 오류 (internal error, {type(exc).__name__}): {printable(str(exc))[:300]}. "
               f"강좌 도구의 버그입니다; {DEBUG_ENV}=1로 다시 실행하면 자세한 내용(traceback)이 나옵니다", file=sys.stderr)
         return EXIT_INTERNAL
 
@@ -388,7 +389,7 @@ def _run(args) -> int:
         print(f"설정 오류 (settings error): {exc}", file=sys.stderr)
         return EXIT_USAGE
     except OSError as exc:
-        print(f"파일 오류 (file error): {csv_safe.printable(exc)}", file=sys.stderr)
+        print(f"파일 오류 (file error): {printable(exc)}", file=sys.stderr)
         return EXIT_USAGE
 
 

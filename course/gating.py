@@ -14,7 +14,7 @@ a gated chapter calls in its first cell:
 
 Policies: "strict" (locked until passed), "advisory" (a banner only), "off" (nothing).
 
-Unlock codes (course.unlock; course_settings ``gating_unlock: instructor``): a gated chapter opens with
+Unlock codes (course.quiz.unlock; course_settings ``gating_unlock: instructor``): a gated chapter opens with
 the instructor's signed code for the learner's student id, never by passing the checkpoint alone. The
 site's marker then carries the public key and the course text (``data-unlock``, ``data-unlock-key``,
 ``data-unlock-course``) for course/static/unlock.js; in JupyterLab the learner runs
@@ -53,7 +53,7 @@ class GateDecision:
     rule: str = ""            # its pass rule as a count, e.g. "6/8"
     page: str = ""            # docname of the checkpoint's chapter
     missing_exercises: tuple = ()   # required kernel exercises not passed yet (JupyterLab only)
-    by_code: bool = False           # opened only by the instructor's unlock code (course.unlock)
+    by_code: bool = False           # opened only by the instructor's unlock code (course.quiz.unlock)
     student: str = ""               # the student id of the verified code, when by_code and passed
 
 
@@ -63,7 +63,7 @@ def decide(module: int, settings: CourseSettings, best_correct_count: int | None
     required checkpoint (None when never attempted). passed_exercises: ids of the kernel
     exercises the learner has passed; None where they cannot be known (the static site), and then
     a checkpoint's exercise requirement is not applied. by_code: the chapter opens only with the
-    instructor's unlock code (course.unlock), and code_student is the student id of a verified code
+    instructor's unlock code (course.quiz.unlock), and code_student is the student id of a verified code
     (None when there is none); the checkpoint's score then opens nothing."""
     module = int(module)
     requires = settings.required_module(module)
@@ -104,7 +104,7 @@ def _in_colab() -> bool:
 def _colab_url(name: str) -> str:
     """The chapter's notebook in Colab (the exporter's one rule), or "" without a GitHub repository."""
     try:
-        from course.notebook_export import load_settings
+        from course.notebook.export import load_settings
 
         return load_settings().colab_url(name)
     except Exception:   # noqa: BLE001 - a link is a convenience, never the end of the banner
@@ -208,14 +208,14 @@ def _static_mode() -> bool:
 def _unlock_settings(unlock_settings):
     if unlock_settings is not None:
         return unlock_settings
-    from course.unlock import load_unlock_settings
+    from course.settings import load_unlock_settings
 
     return load_unlock_settings()
 
 
 def _code_student(module: int, unlock_settings, store) -> str | None:
     """The student id of a verified code for `module` (kept in the progress file or this session)."""
-    from course.unlock import UnlockError, verify_code
+    from course.quiz.unlock import UnlockError, verify_code
 
     candidates = []
     try:
@@ -252,7 +252,7 @@ def gate(module: int, settings: CourseSettings | None = None, store=None, unlock
     code_student = None
     by_code = requires is not None and unlock_settings.lab_by_code
     if requires is not None:
-        from course.progress import ProgressStore
+        from course.quiz.progress import ProgressStore
         store = store or ProgressStore()
         try:
             best = store.best_correct_count(requires)
@@ -279,7 +279,7 @@ def unlock(student_id: str, code: str, module: int | None = None, settings: Cour
     checkpoint its prefix names (or `module`); a good code is kept in the progress file and for this
     session, and then opens the chapters that checkpoint gates (run their first cell again). Shows a
     Korean message either way and returns whether the code was right."""
-    from course.unlock import UnlockError, code_module, normalise_student_id, verify_code
+    from course.quiz.unlock import UnlockError, code_module, normalise_student_id, verify_code
 
     try:
         unlock_settings = _unlock_settings(unlock_settings)
@@ -304,7 +304,7 @@ def unlock(student_id: str, code: str, module: int | None = None, settings: Cour
     saved = "진행 파일에 저장했습니다"
     try:
         if store is None:
-            from course.progress import ProgressStore
+            from course.quiz.progress import ProgressStore
             store = ProgressStore()
         store.save_unlock_code(int(target), student, code)
     except Exception as exc:   # noqa: BLE001 - read-only or missing progress: the session still knows the code

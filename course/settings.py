@@ -6,14 +6,14 @@ checkpoint has are declared once, in course/syllabus.py. What an instructor may 
 validates all of it (Korean errors naming the key):
 
     gating_policy            strict | advisory | off
-    gating_unlock            progress | instructor: what opens a gated chapter (course.unlock)
+    gating_unlock            progress | instructor: what opens a gated chapter (course.quiz.unlock)
     unlock_public_key        the instructor's P-256 public key (base64 SPKI), needed by the instructor modes
     unlock_course_id         text every unlock code is bound to (empty: the book's title)
     lab_unlock               same | instructor: JupyterLab/Colab open with the code alone
     attempt_limit            `grade` flags attempt numbers above it (0: no limit)
     verdicts_after_attempts  checkpoint feedback names each question right/wrong from this attempt on
     checkpoint_grading       page | instructor: "instructor" builds checkpoint pages without any grading
-                             data (course.checkpoint_lock.instructor_payload); the page and the JupyterLab
+                             data (course.quiz.checkpoint_lock.instructor_payload); the page and the JupyterLab
                              quiz only collect the answers for `python -m course grade`
     checkpoints              a checkpoint's pass count (and title, and kernel exercises it also requires)
 
@@ -49,10 +49,13 @@ __all__ = [
     "Checkpoint",
     "CourseSettings",
     "SettingsError",
+    "UnlockSettings",
     "default_settings",
     "find_config",
     "load_settings",
+    "load_unlock_settings",
     "settings_from_dict",
+    "unlock_settings_from",
 ]
 
 POLICIES = ("strict", "advisory", "off")
@@ -112,7 +115,7 @@ class CourseSettings:
     source: str = "defaults"
     # From this checkpoint attempt on, the feedback names each question right or wrong (0: only once passed).
     verdicts_after_attempts: int = DEFAULT_VERDICTS_AFTER_ATTEMPTS
-    gating_unlock: str = "progress"      # progress | instructor (course.unlock)
+    gating_unlock: str = "progress"      # progress | instructor (course.quiz.unlock)
     unlock_public_key: str = ""          # base64 SPKI, whitespace removed
     unlock_course: str = ""              # the text codes are bound to: unlock_course_id, else the book's title
     lab_unlock: str = "same"             # same | instructor
@@ -263,9 +266,8 @@ def unlock_values(raw: dict, title: str, where: str) -> dict:
     """The unlock keys of course_settings, validated: gating_unlock, unlock_public_key (checked as a P-256
     key where the cryptography package is installed; it is checked again where it is used), unlock_course
     (unlock_course_id, else the title, normalised as codes are), lab_unlock, attempt_limit."""
-    from course.csv_safe import printable
-    from course.unlock import UnlockError, load_public_key, normalise_text
-    from course.unlock import _crypto_available as crypto_available
+    from course.instructor.safe_text import printable
+    from course.quiz.unlock import UnlockError, crypto_available, load_public_key, normalise_text
 
     mode = raw.get("gating_unlock", "progress")
     if mode not in UNLOCK_MODES:
@@ -299,6 +301,39 @@ def unlock_values(raw: dict, title: str, where: str) -> dict:
                             f"(0이면 제한 없음; 받은 값: {limit!r})")
     return {"gating_unlock": mode, "unlock_public_key": key, "unlock_course": course, "lab_unlock": lab,
             "attempt_limit": limit}
+
+
+@dataclass(frozen=True)
+class UnlockSettings:
+    """The unlock keys of the course settings, as the gate and the `unlock` command use them."""
+    mode: str = "progress"           # what opens a gated chapter on the site (and in JupyterLab by default)
+    public_key: str = ""             # base64 SPKI
+    course: str = ""                 # the course text every code is bound to
+    lab: str = "same"                # JupyterLab/Colab: "same" as mode, or "instructor" (the code only)
+    source: str = "defaults"
+
+    @property
+    def site_by_code(self) -> bool:
+        return self.mode == "instructor"
+
+    @property
+    def lab_by_code(self) -> bool:
+        return self.mode == "instructor" or self.lab == "instructor"
+
+
+def load_unlock_settings(path=None) -> UnlockSettings:
+    """The unlock settings of the _config.yml load_settings reads (validated there)."""
+    settings = load_settings(path)
+    return UnlockSettings(settings.gating_unlock, settings.unlock_public_key, settings.unlock_course,
+                          settings.lab_unlock, settings.source)
+
+
+def unlock_settings_from(raw: dict, title: str = "", source: str = "dict") -> UnlockSettings:
+    """The unlock keys of a course_settings mapping, validated by unlock_values (SettingsError, in
+    Korean, when wrong); the other keys of the mapping are not looked at."""
+    values = unlock_values(raw, title, f"{source}: course_settings")
+    return UnlockSettings(values["gating_unlock"], values["unlock_public_key"], values["unlock_course"],
+                          values["lab_unlock"], source)
 
 
 def _normalised(mapping, where: str) -> dict:

@@ -8,7 +8,7 @@ line, the Sphinx extension, the facts modules and the tests. `_toc.yml` is writt
 module is one entry here plus its own files (chapter, facts module, bank, simulator, kernel).
 
 Four numbering schemes meet in the course, and this table is where they are tied together:
-- the module number (4-12), which names the chapter (book/mNN_*.md), its bank (course/banks/mNN.yaml),
+- the module number (4-12), which names the chapter (book/mNN_*.md), its bank (course/quiz/banks/mNN.yaml),
   its facts (course/facts/mNN.py) and its exercises (course/exercises/mNN-eK/);
 - the kernel level (0-6), which names the kernels (kernels.registry: KernelSpec.level, with the
   representative kernel of each level in registry.LEVEL_REPRESENTATIVE); module 10 teaches no new level;

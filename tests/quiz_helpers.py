@@ -1,11 +1,11 @@
 """Helpers the quiz tests share: what an answer key tells, and filling the JupyterLab quiz's widgets."""
 from __future__ import annotations
 
-from course.bank import answer_key
+from course.quiz.bank import answer_key
 
 
 def key_strings(bank, accepted: bool = True) -> list[str]:
-    """What `python -m course export-key` tells (course.bank.answer_key): explanations and their lines,
+    """What `python -m course export-key` tells (course.quiz.bank.answer_key): explanations and their lines,
     model answers, rubric lines, and (accepted=True) accepted code answers that the quiz does not show anyway."""
     out = []
     shown = " ".join(q.prompt + (q.code or "") + " ".join(c.text for c in q.choices) for q in bank.questions)

@@ -24,9 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from course.bank import load_bank
+from course.quiz.bank import load_bank
 from course.settings import load_settings
-from course.variants import variant_question
+from course.quiz.variants import variant_question
 from site_probes import (UNGATED, all_pages, axe_violations, figure_layout_problems, is_redirect_stub, open_page,
                          survey_site)
 

@@ -2,7 +2,7 @@
 is a claim about the records, and goes stale silently when a record is added.
 
 Every such sentence in a chapter's prose (code cells are not prose) and in its quiz bank (every string of
-course/banks/mNN.yaml: prompts, choices, explanations, rubrics, model answers) must contain the quote of an
+course/quiz/banks/mNN.yaml: prompts, choices, explanations, rubrics, model answers) must contain the quote of an
 ``@f.absence("...")`` claim of that module's facts (course/facts/__init__.py), and that claim must hold on the
 records; every declared quote must still be in the text. The modules come from course/syllabus.py, so a new
 module is checked as soon as it is listed (the throwaway module 99 below shows it).
@@ -130,7 +130,7 @@ def chapter_hits(module, root: Path = REPO) -> list[Hit]:
 
 
 def bank_path(module, root: Path = REPO) -> Path:
-    return root / "course" / "banks" / f"{module.bank}.yaml"
+    return root / "course" / "quiz" / "banks" / f"{module.bank}.yaml"
 
 
 def bank_hits(module, root: Path = REPO) -> list[Hit]:
@@ -285,7 +285,7 @@ def throwaway(tmp_path, monkeypatch):
     import course.facts
 
     (tmp_path / "book").mkdir()
-    (tmp_path / "course" / "banks").mkdir(parents=True)
+    (tmp_path / "course" / "quiz" / "banks").mkdir(parents=True)
     facts_dir = tmp_path / "facts"
     facts_dir.mkdir()
     listed = tmp_path / "syllabus.yaml"
@@ -296,7 +296,7 @@ def throwaway(tmp_path, monkeypatch):
 
     def write(record="{}", extra="", explanation="설명입니다."):
         (tmp_path / "book" / "m99_throwaway.md").write_text(THROWAWAY_CHAPTER.format(extra=extra), encoding="utf-8")
-        (tmp_path / "course" / "banks" / "m99.yaml").write_text(THROWAWAY_BANK.format(explanation=explanation),
+        (tmp_path / "course" / "quiz" / "banks" / "m99.yaml").write_text(THROWAWAY_BANK.format(explanation=explanation),
                                                                 encoding="utf-8")
         (facts_dir / "m99.py").write_text(THROWAWAY_FACTS.replace("{RECORD}", record), encoding="utf-8")
         sys.modules.pop("course.facts.m99", None)
@@ -315,7 +315,7 @@ def test_a_module_the_syllabus_adds_is_checked(throwaway, tmp_path):
     # A new absence sentence in the bank, with no claim behind it: named with its file and line.
     module = throwaway(explanation="이 변형의 샘플이 없습니다.")
     found = problems(module, tmp_path)
-    assert len(found) == 1 and found[0].startswith("course/banks/m99.yaml:7: 이 변형의 샘플이 없습니다.")
+    assert len(found) == 1 and found[0].startswith("course/quiz/banks/m99.yaml:7: 이 변형의 샘플이 없습니다.")
 
     # The record gains the timing: the declared sentence is now stale and fails, naming the chapter's line.
     module = throwaway(record='{"swizzle": 1.0}')

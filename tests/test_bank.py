@@ -1,18 +1,19 @@
-"""Question bank loading and strict schema validation (course.bank)."""
+"""Question bank loading and strict schema validation (course.quiz.bank)."""
 import copy
 from pathlib import Path
 
 import pytest
 import yaml
 
-from course import bank as bank_mod
-from course.bank import (MAX_KEY_LONGEST_SHARE, MAX_KEY_POSITION_SHARE, BankError, answer_key, choice_balance,
+from course.quiz import bank as bank_mod
+from course.quiz.bank import (MAX_KEY_LONGEST_SHARE, MAX_KEY_POSITION_SHARE, BankError, answer_key, choice_balance,
                          choice_length, expected_question_count, load_all_banks, load_bank, load_bank_file,
                          site_payload, student_view, validate_bank_data)
 from course.settings import load_settings
 
 FIXTURES = Path(__file__).parent / "fixtures" / "banks"
-REAL_BANKS = Path(__file__).resolve().parent.parent / "course" / "banks"
+REPO = Path(__file__).resolve().parent.parent
+REAL_BANKS = REPO / "course" / "quiz" / "banks"
 
 
 @pytest.fixture
@@ -264,7 +265,7 @@ def test_every_question_points_at_a_heading(module):
     ("복습할 곳"), so every label names a heading of the module's own chapter."""
     from course import syllabus
 
-    chapter = REAL_BANKS.parent.parent / syllabus.load().module(module).chapter_path
+    chapter = REPO / syllabus.load().module(module).chapter_path
     lines = chapter.read_text(encoding="utf-8").splitlines()
     wrong = [f"{q.id}: {q.section!r}: {why}" for q in load_bank(module, REAL_BANKS).questions
              if (why := missing_heading(lines, q.section))]
@@ -280,7 +281,7 @@ def single(qid, lengths, key):
 
 
 def balance_of(questions):
-    from course.bank import question_from_dict, ChoiceBalance
+    from course.quiz.bank import question_from_dict, ChoiceBalance
     balance = ChoiceBalance("test")
     for q in questions:
         balance.add(question_from_dict(q))
@@ -389,7 +390,7 @@ def test_a_variant_renders_the_base_question_as_written():
 
 
 def test_every_variant_of_the_real_checkpoints_is_sound():
-    from course.variants import evaluate, render_template
+    from course.quiz.variants import evaluate, render_template
     for module in (6, 9):
         for q in load_bank(module, REAL_BANKS).questions:
             if q.variant is None:
@@ -403,7 +404,7 @@ def test_every_variant_of_the_real_checkpoints_is_sound():
 
 
 def test_formula_parser_and_evaluator():
-    from course.variants import FormulaError, evaluate, parse_formula
+    from course.quiz.variants import FormulaError, evaluate, parse_formula
     assert evaluate(parse_formula("2 * T * T * 4"), {"T": 16}) == 2048
     assert evaluate(parse_formula("-(a - b) / 4 + max(a, b, 7) - floor(2.5) + ceil(0.1)"), {"a": 3, "b": 5}) == 6.5
     assert evaluate(parse_formula("1 - 2 - 3"), {}) == -4 and evaluate(parse_formula("8 / 4 / 2"), {}) == 1
@@ -420,7 +421,7 @@ def multiple(qid, keys, n=5):
 
 
 def test_no_position_may_be_a_key_in_more_than_half_of_the_multiple_answer_questions():
-    from course.bank import MAX_MULTIPLE_POSITION_SHARE
+    from course.quiz.bank import MAX_MULTIPLE_POSITION_SHARE
     assert MAX_MULTIPLE_POSITION_SHARE == 0.5
     half = [multiple(f"m06-q{i + 1:02d}", {4, i % 4}) for i in range(10)]
     for q in half[5:]:

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from course.bank import load_bank
-from course.instructor import grade_folder
-from course.quiz import quiz_html
+from course.quiz.bank import load_bank
+from course.instructor.submissions import grade_folder
+from course.quiz.widget import quiz_html
 from course.settings import settings_from_dict
-from course.variants import variant_question
+from course.quiz.variants import variant_question
 from site_probes import open_served
 
 pytestmark = pytest.mark.browser

@@ -1,4 +1,4 @@
-"""Checkpoints without a readable key (course.checkpoint_lock, course/static/checkpoint_lock.js), the
+"""Checkpoints without a readable key (course.quiz.checkpoint_lock, course/site/static/checkpoint_lock.js), the
 numeric grid, code blanks graded by meaning and the checkpoint variant draws: Python and the page's
 script agree (Node runs checkpoint_lock.js over the same table), and a locked page opens with right
 answers only."""
@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from course.bank import Blank, load_all_banks, load_bank
-from course.checkpoint_lock import check_digest, locked_payload
-from course.grading import (accepted_forms, answer_forms, blank_canonical, canonical_number, grade_question,
+from course.quiz.bank import Blank, load_all_banks, load_bank
+from course.quiz.checkpoint_lock import check_digest, locked_payload
+from course.quiz.grading import (accepted_forms, answer_forms, blank_canonical, canonical_number, grade_question,
                             numeric_right)
 from course.settings import SettingsError, load_settings, settings_from_dict
-from course.variants import (code_values, draw_index, draw_params, draw_variant, evaluate, presented_questions,
+from course.quiz.variants import (code_values, draw_index, draw_params, draw_variant, evaluate, presented_questions,
                              questions_for_submission, variant_mismatches)
 from quiz_helpers import fill_lab_quiz, key_strings
 
@@ -28,7 +28,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 LOCK_JS = ROOT / "course" / "static" / "checkpoint_lock.js"
 QUIZ_JS = ROOT / "course" / "static" / "quiz.js"
 NODE = shutil.which("node")
-BANKS = load_all_banks(ROOT / "course" / "banks")
+BANKS = load_all_banks(ROOT / "course" / "quiz" / "banks")
 CHECKPOINTS = tuple(sorted(load_settings().checkpoints))
 SPEC = {"vars": {"kt": [0, 1, 2, 3], "cur": "kt % 2"}}
 EXPRESSIONS = ["(kt+1)%2", "1-(kt%2)", "(cur+1)%2", "(1+kt)%2", "!cur", "cur^1", "~cur&1", "1-cur", "kt%2", "-7/2",
@@ -290,7 +290,7 @@ def test_submissions_are_graded_with_the_values_their_seed_draws():
 
 def test_a_checkpoint_variant_needs_eight_distinct_keys_and_blanks_check_their_spec(tmp_path):
     import yaml
-    from course.bank import validate_bank_data
+    from course.quiz.bank import validate_bank_data
     data = yaml.safe_load((FIXTURES / "banks" / "m06.yaml").read_text(encoding="utf-8"))
     q = next(x for x in data["questions"] if x["id"] == "m06-q03")
     q["variant"]["params"][0]["values"] = [8, 16, 32, 64]
@@ -350,7 +350,7 @@ def instructor_graded():
 def test_an_instructor_graded_checkpoint_page_carries_no_grading_data(module):
     import re
 
-    from course.quiz import quiz_html, script_json, static_payload
+    from course.quiz.widget import quiz_html, script_json, static_payload
 
     bank = BANKS[module]
     page = quiz_html(bank, instructor_graded())
@@ -382,9 +382,9 @@ def test_an_instructor_graded_checkpoint_page_carries_no_grading_data(module):
 
 def test_the_lab_quiz_collects_an_instructor_graded_checkpoint_without_grading_it(tmp_path, monkeypatch):
     pytest.importorskip("ipywidgets")
-    from course.instructor import grade_folder
-    from course.progress import ProgressStore
-    from course.quiz import LabQuiz
+    from course.instructor.submissions import grade_folder
+    from course.quiz.progress import ProgressStore
+    from course.quiz.widget import LabQuiz
 
     monkeypatch.delenv("COURSE_STATIC", raising=False)
     bank = BANKS[6]
@@ -409,9 +409,9 @@ def test_the_lab_quiz_collects_an_instructor_graded_checkpoint_without_grading_i
 def test_a_lab_pass_says_what_opens_the_next_chapter(tmp_path, monkeypatch, lab_unlock):
     pytest.importorskip("ipywidgets")
     pytest.importorskip("cryptography")
-    from course import unlock
-    from course.progress import ProgressStore
-    from course.quiz import UNLOCK_BY_CODE, LabQuiz
+    from course.quiz import unlock
+    from course.quiz.progress import ProgressStore
+    from course.quiz.widget import UNLOCK_BY_CODE, LabQuiz
 
     monkeypatch.delenv("COURSE_STATIC", raising=False)
     key = unlock.public_key_text(unlock.generate_private_key())

@@ -184,7 +184,7 @@ def test_out_of_bounds_store_is_named_and_located(exercise_root):
 def test_notebook_session_survives_a_hang(exercise_root, tmp_path, monkeypatch):
     """The notebook path (what %%exercise runs): a hang, then a passing check, both stored as attempts."""
     from course.autograder.lab import TIME_LIMIT_ENV, LabSession
-    from course.progress import ProgressStore
+    from course.quiz.progress import ProgressStore
 
     store = ProgressStore(tmp_path / "progress")
     monkeypatch.setenv(TIME_LIMIT_ENV, str(LIMIT))

@@ -5,7 +5,7 @@ import pytest
 
 from course import gating
 from course.gating import decide, gate, gate_marker_html, lab_banner_html
-from course.progress import ProgressStore
+from course.quiz.progress import ProgressStore
 from course.settings import default_settings, SettingsError, load_settings, settings_from_dict
 
 

@@ -1,4 +1,4 @@
-"""Grading rules (course.grading), the quiz display (course.quiz) and the JupyterLab widget.
+"""Grading rules (course.quiz.grading), the quiz display (course.quiz) and the JupyterLab widget.
 
 The case table tests/fixtures/grading_cases.json is shared with tests/test_quiz_js.py,
 which runs the same cases through quiz.js.
@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
-from course import grading
-from course.bank import load_bank, question_from_dict
-from course.grading import AnswerFormatError, grade_question, grade_quiz, parse_number
-from course.progress import ProgressStore
+from course.quiz import grading
+from course.quiz.bank import load_bank, question_from_dict
+from course.quiz.grading import AnswerFormatError, grade_question, grade_quiz, parse_number
+from course.quiz.progress import ProgressStore
 from course.settings import CourseSettings, default_settings, settings_from_dict
 from quiz_helpers import fill_lab_quiz
 
@@ -125,7 +125,7 @@ def correct_answers(bank):
 
 def test_static_quiz_html_escapes_script_breakers(monkeypatch, tmp_path):
     import yaml
-    from course import quiz
+    from course.quiz import widget as quiz
     data = yaml.safe_load((FIXTURES / "banks" / "m06.yaml").read_text(encoding="utf-8"))
     data["questions"][0]["prompt"] = "</script><script>alert(1)</script> & <b>"
     (tmp_path / "m06.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
@@ -143,7 +143,7 @@ def test_static_quiz_html_escapes_script_breakers(monkeypatch, tmp_path):
 
 
 def test_rich_text_html_escapes_and_renders_code():
-    from course.quiz import rich_text_html
+    from course.quiz.widget import rich_text_html
     out = rich_text_html("a `x<y` b\n\n```cuda\nint i = 0; // <tag>\n```\nend")
     assert "<code>x&lt;y</code>" in out
     assert "<pre><code>int i = 0; // &lt;tag&gt;</code></pre>" in out
@@ -155,7 +155,7 @@ def test_rich_text_html_escapes_and_renders_code():
 @pytest.fixture
 def lab_quiz(tmp_path, monkeypatch):
     pytest.importorskip("ipywidgets")
-    from course.quiz import LabQuiz
+    from course.quiz.widget import LabQuiz
     monkeypatch.delenv("COURSE_STATIC", raising=False)
     bank = load_bank(6, FIXTURES / "banks")
     store = ProgressStore(tmp_path / "data")
@@ -168,7 +168,7 @@ def shown(quiz, qid):
 
 
 def test_lab_quiz_submit_self_assess_record_and_save(lab_quiz, tmp_path):
-    from course.submission import integrity_status
+    from course.quiz.submission import integrity_status
     answers = correct_answers(lab_quiz)
     answers["m06-q03"] = f"{shown(lab_quiz, 'm06-q03').answer.value:,.0f} B"
     fill_lab_quiz(lab_quiz, answers, lab_quiz.bank.questions)
@@ -224,7 +224,7 @@ def shown_order(quiz, q):
 
 
 def test_lab_quiz_shuffles_from_the_first_attempt_by_seed(lab_quiz, tmp_path):
-    from course.shuffle import shuffled_ids, valid_learner_id
+    from course.quiz.shuffle import shuffled_ids, valid_learner_id
     learner = lab_quiz.learner
     assert valid_learner_id(learner) and lab_quiz.attempt == 1
     assert json.loads(lab_quiz.store.path.read_text(encoding="utf-8"))["learner"] == learner   # stored once
@@ -242,7 +242,7 @@ def test_lab_quiz_shuffles_from_the_first_attempt_by_seed(lab_quiz, tmp_path):
 
 
 def test_lab_quiz_records_and_submits_the_order_shown(lab_quiz):
-    from course.submission import integrity_status
+    from course.quiz.submission import integrity_status
     fill_lab_quiz(lab_quiz, correct_answers(lab_quiz), lab_quiz.bank.questions)
     lab_quiz.submit()
     lab_quiz.set_self_assessment("m06-q08", True)
@@ -256,14 +256,14 @@ def test_lab_quiz_records_and_submits_the_order_shown(lab_quiz):
     assert "정답" in lab_quiz.feedback["m06-q01"].value and "해설" in lab_quiz.feedback["m06-q01"].value
     assert html.escape(single.explanation.split()[0]) in lab_quiz.feedback["m06-q01"].value
     # the next quiz on this machine starts at attempt 2, with the same learner
-    from course.quiz import LabQuiz
+    from course.quiz.widget import LabQuiz
     again = LabQuiz(lab_quiz.bank, lab_quiz.settings, lab_quiz.store, submissions_dir=lab_quiz.submissions_dir)
     assert (again.learner, again.attempt) == (lab_quiz.learner, 2)
 
 
 def test_two_learners_see_different_orders(tmp_path, monkeypatch):
     pytest.importorskip("ipywidgets")
-    from course.quiz import LabQuiz
+    from course.quiz.widget import LabQuiz
     monkeypatch.delenv("COURSE_STATIC", raising=False)
     bank = load_bank(6, FIXTURES / "banks")
     settings = settings_from_dict(default_settings())
@@ -293,7 +293,7 @@ def test_read_only_progress_still_shuffles_with_a_session_learner(tmp_path):
 
 def key_texts(q) -> list[str]:
     """Everything that would give a question's answer away."""
-    from course.quiz import rich_text_html
+    from course.quiz.widget import rich_text_html
     out = [q.explanation.strip().splitlines()[0]]
     if q.choices:
         out += [c.text for c in q.choices if c.correct]
@@ -332,7 +332,7 @@ def test_a_blank_checkpoint_attempt_shows_the_score_and_sections_never_a_verdict
 
 
 def test_checkpoint_verdicts_come_after_a_pass_or_from_the_third_attempt(lab_quiz):
-    from course.quiz import LabQuiz
+    from course.quiz.widget import LabQuiz
     answers = correct_answers(lab_quiz)
     wrong = next(q for q in lab_quiz.bank.questions if q.type == "single")
     answers[wrong.id] = next(c.id for c in wrong.choices if not c.correct)
@@ -361,8 +361,8 @@ def test_checkpoint_verdicts_come_after_a_pass_or_from_the_third_attempt(lab_qui
 
 
 def test_every_checkpoint_attempt_draws_a_variant_never_the_same_twice(lab_quiz):
-    from course.quiz import LabQuiz
-    from course.variants import draw_variant
+    from course.quiz.widget import LabQuiz
+    from course.quiz.variants import draw_variant
     base_q = lab_quiz.bank.question("m06-q03")
     keys = []
     for attempt in range(1, 13):
@@ -394,7 +394,7 @@ def test_every_checkpoint_attempt_draws_a_variant_never_the_same_twice(lab_quiz)
 
 def test_copying_from_a_checkpoints_feedback_cannot_pass_it(lab_quiz):
     """Blank first, then answer with what the feedback showed: nothing to copy, so the pass is not reached."""
-    from course.quiz import LabQuiz
+    from course.quiz.widget import LabQuiz
     fill_lab_quiz(lab_quiz, {q.id: ([] if q.type == "multiple" else {} if q.type == "code" else "" if q.type != "single"
                            else None) for q in lab_quiz.bank.questions})
     lab_quiz.submit()
@@ -442,7 +442,7 @@ def test_the_instructor_grades_a_variant_with_its_seeds_key(lab_quiz, tmp_path):
 
 def test_a_quiz_that_is_no_checkpoint_still_teaches(tmp_path, monkeypatch):
     pytest.importorskip("ipywidgets")
-    from course.quiz import LabQuiz
+    from course.quiz.widget import LabQuiz
     monkeypatch.delenv("COURSE_STATIC", raising=False)
     bank = load_bank(6, FIXTURES / "banks")
     settings = CourseSettings(gating_policy="strict", source="a course without checkpoints")

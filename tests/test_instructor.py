@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from course.__main__ import main
-from course.bank import load_bank
-from course.csv_safe import FORMULA_TRIGGERS, safe_cell, write_safe_csv
-from course.instructor import problems_path_for
-from course.shuffle import shuffled_ids
-from course.submission import build_submission, integrity_digest, integrity_status
+from course.quiz.bank import load_bank
+from course.instructor.safe_text import FORMULA_TRIGGERS, safe_cell, write_safe_csv
+from course.instructor.problems import problems_path_for
+from course.quiz.shuffle import shuffled_ids
+from course.quiz.submission import build_submission, integrity_digest, integrity_status
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures" / "banks"
@@ -218,7 +218,7 @@ def test_export_key_json_and_markdown(tmp_path):
 
 
 def test_the_markdown_key_shows_a_relative_tolerance_and_blanks_graded_by_meaning():
-    from course.instructor import key_markdown, tolerance_text
+    from course.instructor.forms import key_markdown, tolerance_text
 
     assert tolerance_text({"value": 17180, "tolerance": 0, "rel": 0.003}) == "허용 오차 ±0.3%"
     assert tolerance_text({"value": 9.56, "tolerance": 0.05}) == "허용 오차 ±0.05"
@@ -505,7 +505,7 @@ def test_control_characters_never_reach_the_terminal_or_a_cell_raw(tmp_path):
 
 
 def test_one_file_that_breaks_the_grader_is_listed_and_the_rest_are_graded(tmp_path, monkeypatch):
-    from course import instructor
+    from course.instructor import submissions as instructor
     folder = tmp_path / "subs"
     folder.mkdir()
     write(folder, "a.json", submission("A1", ALL_RIGHT, "2026-11-22T10:00:00.000Z"))
@@ -530,13 +530,13 @@ def test_a_hard_link_whose_names_are_all_inside_is_graded(tmp_path):
     folder.mkdir()
     write(folder, "a.json", submission("A1", ALL_RIGHT, "2026-11-22T10:00:00.000Z"))
     os.link(folder / "a.json", folder / "a_copy.json")
-    report = __import__("course.instructor", fromlist=["grade_folder"]).grade_folder(BANK, folder, 6)
+    report = __import__("course.instructor.submissions", fromlist=["grade_folder"]).grade_folder(BANK, folder, 6)
     assert [g.student_id for g in report.graded] == ["A1"]
     assert {p.kind for p in report.problems} <= {"duplicate_tie"}
 
 
 def test_the_same_learner_under_two_student_ids_is_noticed(tmp_path):
-    from course.instructor import grade_folder
+    from course.instructor.submissions import grade_folder
     folder = tmp_path / "subs"
     folder.mkdir()
     order = {q.id: shuffled_ids([c.id for c in q.choices], "samebrowser", 1, q.id) for q in BANK.questions if q.choices}
@@ -551,8 +551,8 @@ def test_the_same_learner_under_two_student_ids_is_noticed(tmp_path):
 
 
 def test_a_forged_variant_is_graded_with_the_seeds_key(tmp_path):
-    from course.instructor import grade_folder
-    from course.variants import draw_params
+    from course.instructor.submissions import grade_folder
+    from course.quiz.variants import draw_params
     q = BANK.question("m06-q03")
     params = draw_params(q.variant, "lrn", 4, q.id)
     key = 2 * params["T"] ** 2 * 4
@@ -602,7 +602,7 @@ def test_the_csv_guard_sees_through_invisible_leaders_and_every_form_of_the_trig
 
 
 def test_huge_numbers_never_break_a_csv_or_a_grade():
-    from course.grading import grade_question
+    from course.quiz.grading import grade_question
     assert safe_cell(10 ** 310) == "1" + "0" * 310 and safe_cell(-(10 ** 20)) == "'-" + "1" + "0" * 20
     assert grade_question(BANK.question("m06-q03"), 10 ** 310).status == "invalid"
 
@@ -717,7 +717,7 @@ def test_grade_writes_every_csv_when_every_file_is_bad(tmp_path):
 def test_a_lone_surrogate_hashes_as_the_browser_writes_it():
     doc = submission("S\udc80", ALL_RIGHT, "2026-11-22T10:00:00.000Z")
     assert integrity_status(doc) == "ok"                       # no UnicodeEncodeError, no false "tampered"
-    from course.submission import canonical_json
+    from course.quiz.submission import canonical_json
     assert canonical_json({"a": "\ud800"}) == '{"a":"\\ud800"}'  # JSON.stringify's escape
 
 

@@ -99,9 +99,11 @@ def test_particle_problems(text, found):
 
 # ----------------------------------------------------------------------------- the sources
 
-SOURCES = sorted(p for p in [*REPO.glob("book/**/*.md"), *REPO.glob("course/banks/*.yaml"), *REPO.glob("sims/*.py"),
-                             *REPO.glob("course/*.py"), *REPO.glob("course/facts/*.py"),
-                             *REPO.glob("course/autograder/*.py"), *REPO.glob("course/static/*.js")]
+SOURCES = sorted(p for p in [*REPO.glob("book/**/*.md"), *REPO.glob("course/quiz/banks/*.yaml"), *REPO.glob("sims/*.py"),
+                             *REPO.glob("course/*.py"), *REPO.glob("course/site/*.py"), *REPO.glob("course/facts/*.py"),
+                             *(p for package in ("quiz", "notebook", "instructor", "page")
+                               for p in REPO.glob(f"course/{package}/*.py")),
+                             *REPO.glob("course/autograder/*.py"), *REPO.glob("course/site/static/*.js")]
                  if not any(part.startswith(".") or part == "_build" for part in p.relative_to(REPO).parts)
                  and p.name != "korean.py")
 

@@ -194,7 +194,7 @@ def test_every_stall_reason_a_chapter_names_has_a_row_on_the_page():
         for kernel in record.get("kernels", record.get("profiles", [])):
             reasons |= set(kernel.get("stalls", {}))
     assert {"Long Scoreboard", "No Instruction", "Dispatch Stall"} <= reasons
-    texts = [path.read_text(encoding="utf-8") for pattern in ("book/m*.md", "course/banks/m*.yaml")
+    texts = [path.read_text(encoding="utf-8") for pattern in ("book/m*.md", "course/quiz/banks/m*.yaml")
              for path in sorted(REPO.glob(pattern))]
     named = {reason for reason in reasons if any(reason in text for text in texts)}
     section = page_text().split("(models-stalls)=", 1)[1].split("\n(models-", 1)[0]

@@ -17,8 +17,10 @@ import nbformat
 import pytest
 
 from conftest import REPO, SITE
-from course import colab_link, notebook_cells, notebook_export, notebook_markdown, notebook_runtime
-from course.notebook_export import NOTEBOOK_DIR, Settings
+from course.notebook import cells as notebook_cells, export as notebook_export, markdown as notebook_markdown
+from course.notebook import runtime as notebook_runtime
+from course.notebook.export import NOTEBOOK_DIR, Settings
+from course.site import colab_link
 
 MYST_LEFT = re.compile(r"\{[A-Za-z][\w:.-]*\}`|^\s*(`{3,}|:{3,}|~{3,})\s*\{|^\s*:{3,}|^\(\S+\)=\s*$|^%", re.M)
 
@@ -252,7 +254,7 @@ def test_install_cell_keeps_progress_on_drive_when_asked(tmp_path):
     cell = (notebook_cells.install_source("")
             .replace("KEEP_PROGRESS_ON_DRIVE = False", "KEEP_PROGRESS_ON_DRIVE = True")
             .replace(notebook_cells.DRIVE_FOLDER, str(drive_dir)))
-    cell += "\nimport course.progress as p\nprint('data dir:', p.default_data_dir())"
+    cell += "\nimport course.quiz.progress as p\nprint('data dir:', p.default_data_dir())"
     env = {k: v for k, v in os.environ.items() if k != "SGEMM_COURSE_DATA"}
     env["PYTHONPATH"] = os.pathsep.join([str(fake), str(REPO)])
     out = subprocess.run([sys.executable, "-c", cell], capture_output=True, text=True, timeout=120, env=env,

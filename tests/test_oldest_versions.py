@@ -4,7 +4,7 @@ versions pyproject.toml allows.
 A fresh virtual environment (Python 3.12, as on Colab, where this machine has one; else this interpreter,
 Python 3.11, the oldest requires-python allows) first gets a "platform": the NumPy, CuPy (cupy-cuda12x),
 ipywidgets and plotly versions a learner found on Colab, installed before the course as Colab has them.
-Then the notebooks' install cell (course/notebook_cells.py) runs there unchanged, with every other
+Then the notebooks' install cell (course/notebook/cells.py) runs there unchanged, with every other
 dependency held to its lower bound by a constraints file (the oldest release with a wheel for that Python
 where the lower bound has none); it must leave the platform's four packages as they were. Then the CPU
 test subset and every chapter (executed as a notebook, without a GPU) must pass in that environment.
@@ -138,7 +138,7 @@ def test_oldest_allowed_versions_install_beside_the_platform_and_run_everything(
     work = tmp_path / "work"
     work.mkdir()
     (work / "sgemm-course").symlink_to(REPO, target_is_directory=True)
-    from course.notebook_cells import install_source
+    from course.notebook.cells import install_source
 
     env = dict(os.environ, PIP_CONSTRAINT=str(constraints))
     cell = subprocess.run([str(python), "-c", install_source("")], cwd=work, capture_output=True,

@@ -1,4 +1,4 @@
-"""The progress store (course.progress): atomic, locked, recoverable, never loses attempts."""
+"""The progress store (course.quiz.progress): atomic, locked, recoverable, never loses attempts."""
 import json
 import multiprocessing
 import os
@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from course.bank import load_bank
-from course.grading import grade_quiz
-from course.progress import DATA_ENV, SCHEMA_VERSION, ProgressReadOnlyError, ProgressStore
+from course.quiz.bank import load_bank
+from course.quiz.grading import grade_quiz
+from course.quiz.progress import DATA_ENV, SCHEMA_VERSION, ProgressReadOnlyError, ProgressStore
 
 FIXTURES = Path(__file__).parent / "fixtures" / "banks"
 BANK = load_bank(6, FIXTURES)

@@ -1,5 +1,5 @@
-"""JS/Python parity: quiz.js's grading, number parsing, canonical JSON, submission format and
-seeded choice order against course.grading / course.submission / course.shuffle, over
+"""JS/Python parity: quiz_rules.js's grading, number parsing, canonical JSON, submission format and
+seeded choice order against course.quiz.grading / course.quiz.submission / course.quiz.shuffle, over
 tests/fixtures/grading_cases.json."""
 import hashlib
 import json
@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from course import grading
-from course.bank import question_from_dict
-from course.grading import AnswerFormatError, grade_question, grade_quiz, parse_number
-from course.shuffle import Mulberry32, fnv1a32, shuffled_ids
-from course.submission import canonical_json, integrity_status, submission_filename
+from course.quiz import grading
+from course.quiz.bank import question_from_dict
+from course.quiz.grading import AnswerFormatError, grade_question, grade_quiz, parse_number
+from course.quiz.shuffle import Mulberry32, fnv1a32, shuffled_ids
+from course.quiz.submission import canonical_json, integrity_status, submission_filename
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -116,12 +116,12 @@ def test_orders_vary_with_learner_and_attempt():
 
 # ----------------------------------------------------------------------------- checkpoint variants
 
-from course import variants as variants_mod  # noqa: E402
-from course.bank import load_all_banks, site_payload  # noqa: E402
-from course.checkpoint_lock import locked_payload  # noqa: E402
+from course.quiz import variants as variants_mod  # noqa: E402
+from course.quiz.bank import load_all_banks, site_payload  # noqa: E402
+from course.quiz.checkpoint_lock import locked_payload  # noqa: E402
 from course.settings import load_settings  # noqa: E402
 
-REAL_BANKS = ROOT / "course" / "banks"
+REAL_BANKS = ROOT / "course" / "quiz" / "banks"
 
 
 @pytest.fixture(scope="module")
@@ -166,7 +166,7 @@ def test_same_questions_shown_in_each_checkpoint_attempt(variant_js):
 
 
 def test_same_choice_tags(variant_js):
-    from course.quiz import POSITION_LETTERS
+    from course.quiz.widget import POSITION_LETTERS
     cases, js = variant_js
     for case, got in zip(cases["tags"], js["tags"]):
         letter = POSITION_LETTERS[case["position"]] if case["checkpoint"] else case["id"]

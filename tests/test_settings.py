@@ -1,12 +1,12 @@
 """course.settings is the one place that reads and validates course_settings: the unlock keys, attempt_limit,
-checkpoint_grading and unknown keys get Korean errors naming the key; course.unlock and the page
+checkpoint_grading and unknown keys get Korean errors naming the key; course.quiz.unlock and the page
 (as_site_dict) take their values from there."""
 from __future__ import annotations
 
 import pytest
 
-from course import unlock
-from course.settings import SettingsError, load_settings, settings_from_dict
+from course.quiz import unlock
+from course.settings import SettingsError, load_settings, load_unlock_settings, settings_from_dict
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +70,7 @@ def test_instructor_grading_with_unlock_codes_and_the_site_is_told(public_key):
 def test_course_unlock_reads_its_settings_from_course_settings(tmp_path, public_key):
     config = write_config(tmp_path, f"gating_unlock: instructor\nunlock_public_key: {public_key}\nattempt_limit: 4",
                           title="'GPU 강좌 '")
-    loaded = unlock.load_unlock_settings(config)
+    loaded = load_unlock_settings(config)
     settings = load_settings(config)
     assert (loaded.mode, loaded.public_key, loaded.course) == (settings.gating_unlock, public_key, "GPU 강좌")
     assert loaded.site_by_code and settings.attempt_limit == 4
@@ -79,11 +79,11 @@ def test_course_unlock_reads_its_settings_from_course_settings(tmp_path, public_
     assert _configured_attempt_limit(config) == 4
     named = write_config(tmp_path, f"gating_unlock: instructor\nunlock_public_key: {public_key}\n"
                                    "unlock_course_id: 2026-2 GPU")
-    assert unlock.load_unlock_settings(named).course == "2026-2 GPU"
+    assert load_unlock_settings(named).course == "2026-2 GPU"
     # one validator: a wrong key anywhere in course_settings stops the unlock tools too
     broken = write_config(tmp_path, "checkpoint_grading: sometimes")
     with pytest.raises(SettingsError, match="checkpoint_grading"):
-        unlock.load_unlock_settings(broken)
+        load_unlock_settings(broken)
     with pytest.raises(SettingsError, match="checkpoint_grading"):
         _configured_attempt_limit(broken)
 

@@ -2,8 +2,8 @@
 submission file graded by the instructor command line.
 
 Needs the site built into _build/html (the fixtures in conftest.py skip otherwise).
-Selectors are the data attributes documented at the top of course/static/quiz.js; the
-right answers come from the bank (course.bank) and, for a checkpoint's numeric variants, from the
+Selectors are the data attributes documented at the top of course/site/static/quiz.js; the
+right answers come from the bank (course.quiz.bank) and, for a checkpoint's numeric variants, from the
 values the page shows (data-quiz-variant) put through the bank's formula — never typed in here.
 """
 import csv
@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 import course
-from course.bank import load_bank
+from course.quiz.bank import load_bank
 from course.settings import load_settings
-from course.shuffle import shuffled_ids
-from course.variants import draw_variant, variant_question
+from course.quiz.shuffle import shuffled_ids
+from course.quiz.variants import draw_variant, variant_question
 from quiz_helpers import key_strings
 
 pytestmark = pytest.mark.browser

@@ -22,7 +22,7 @@ import json
 
 import pytest
 
-from course.bank import load_bank
+from course.quiz.bank import load_bank
 from course.settings import load_settings
 from site_probes import UNGATED, survey_site
 

@@ -11,8 +11,9 @@ REPO = Path(__file__).resolve().parent.parent
 # 변곡점 means an inflection point (the roofline's is a ridge point, 꺾임점); 이상값 reads as "outlier";
 # 시드 원고 is authoring jargon (the source material is 원 자료).
 RETIRED = ["변곡점", "이상값", "시드 원고"]
-SOURCES = [p for p in [*REPO.glob("book/**/*.md"), *REPO.glob("sims/*.py"), *REPO.glob("course/banks/*.yaml"),
-                       *REPO.glob("course/static/*.js"), *REPO.glob("course/*.py")]
+SOURCES = [p for p in [*REPO.glob("book/**/*.md"), *REPO.glob("sims/*.py"), *REPO.glob("course/quiz/banks/*.yaml"),
+                       *REPO.glob("course/site/static/*.js"), *REPO.glob("course/*.py"), *REPO.glob("course/site/*.py"),
+                       *(p for package in ("quiz", "notebook", "instructor", "page") for p in REPO.glob(f"course/{package}/*.py"))]
            if not any(part.startswith(".") for part in p.relative_to(REPO).parts)]
 
 

@@ -25,7 +25,7 @@ COURSE = syllabus.load()
 def test_every_module_has_its_files():
     for m in COURSE:
         assert (REPO / m.chapter_path).is_file(), m.chapter_path
-        assert (REPO / "course" / "banks" / f"{m.bank}.yaml").is_file(), m.bank
+        assert (REPO / "course" / "quiz" / "banks" / f"{m.bank}.yaml").is_file(), m.bank
         importlib.import_module(m.facts_module)
         for sim in m.simulators:
             importlib.import_module(f"sims.{sim}")
@@ -145,15 +145,15 @@ def test_a_new_module_is_one_syllabus_entry_plus_its_own_files(tmp_path):
     (repo / "book" / "m13_throwaway.md").write_text(THROWAWAY_CHAPTER, encoding="utf-8")
     (repo / "course" / "facts" / "m13.py").write_text(THROWAWAY_FACTS, encoding="utf-8")
     (repo / "sims" / "throwaway.py").write_text(THROWAWAY_SIM, encoding="utf-8")
-    bank = (repo / "course" / "banks" / "m11.yaml").read_text(encoding="utf-8")
-    (repo / "course" / "banks" / "m13.yaml").write_text(
+    bank = (repo / "course" / "quiz" / "banks" / "m11.yaml").read_text(encoding="utf-8")
+    (repo / "course" / "quiz" / "banks" / "m13.yaml").write_text(
         bank.replace("module: 11", "module: 13").replace("m11-q", "m13-q"), encoding="utf-8")
 
     probe = textwrap.dedent('''
         import json
         from types import SimpleNamespace
         from course import syllabus, gating
-        from course.bank import available_modules, load_bank
+        from course.quiz.bank import available_modules, load_bank
         from course.facts import verify
         from course.settings import load_settings
         from course import sphinx_ext

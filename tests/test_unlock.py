@@ -1,4 +1,4 @@
-"""Instructor-signed unlock codes (course.unlock, course.gating.unlock, course/static/unlock.js): the CLI
+"""Instructor-signed unlock codes (course.quiz.unlock, course.gating.unlock, course/site/static/unlock.js): the CLI
 round trip, codes that fail for another student, module, course or key, the same message and
 normalisation in Python and JavaScript, JupyterLab's gate opening only with a verified code, and the
 gate marker that hands the public key to the page."""
@@ -14,9 +14,11 @@ import pytest
 
 pytest.importorskip("cryptography")
 
-from course import gating, unlock  # noqa: E402
-from course.progress import ProgressStore  # noqa: E402
-from course.settings import SettingsError, default_settings, settings_from_dict  # noqa: E402
+from course import gating  # noqa: E402
+from course.instructor import unlock_codes  # noqa: E402
+from course.quiz import unlock  # noqa: E402
+from course.quiz.progress import ProgressStore  # noqa: E402
+from course.settings import SettingsError, default_settings, settings_from_dict, unlock_settings_from  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 COURSE = "GPU 행렬 곱셈 최적화"
@@ -56,13 +58,13 @@ def keys(tmp_path_factory):
     assert proc.returncode == 0, proc.stderr
     line = next(x.strip() for x in proc.stdout.splitlines() if x.strip().startswith("unlock_public_key:"))
     public = line.split(":", 1)[1].strip()
-    return folder / unlock.KEY_FILE, public, proc
+    return folder / unlock_codes.KEY_FILE, public, proc
 
 
 def test_keygen_keeps_the_private_key_private_and_prints_the_config_line(keys, tmp_path):
     private, public, proc = keys
     assert stat.S_IMODE(private.stat().st_mode) == 0o600
-    assert "gating_unlock: instructor" in proc.stdout and public in (private.parent / unlock.PUBLIC_FILE).read_text()
+    assert "gating_unlock: instructor" in proc.stdout and public in (private.parent / unlock_codes.PUBLIC_FILE).read_text()
     assert unlock.public_key_text(unlock.load_private_key(private)) == public
     again = cli("keygen", "--out", private.parent)
     assert again.returncode == 2 and "--force" in again.stderr                     # never replaced by accident
@@ -121,14 +123,14 @@ def test_codes_are_made_for_a_checkpoint_not_for_the_chapter_it_locks(keys, tmp_
 
 def test_settings_need_a_valid_key_for_instructor_mode():
     with pytest.raises(SettingsError, match="unlock_public_key"):
-        unlock.unlock_settings_from({"gating_unlock": "instructor"}, "t")
+        unlock_settings_from({"gating_unlock": "instructor"}, "t")
     with pytest.raises(SettingsError, match="unlock_public_key"):
-        unlock.unlock_settings_from({"lab_unlock": "instructor"}, "t")
+        unlock_settings_from({"lab_unlock": "instructor"}, "t")
     with pytest.raises(SettingsError, match="SPKI"):
-        unlock.unlock_settings_from({"gating_unlock": "instructor", "unlock_public_key": "bm90IGEga2V5"}, "t")
+        unlock_settings_from({"gating_unlock": "instructor", "unlock_public_key": "bm90IGEga2V5"}, "t")
     with pytest.raises(SettingsError, match="gating_unlock"):
-        unlock.unlock_settings_from({"gating_unlock": "teacher"}, "t")
-    s = unlock.unlock_settings_from({}, " 강좌 ")
+        unlock_settings_from({"gating_unlock": "teacher"}, "t")
+    s = unlock_settings_from({}, " 강좌 ")
     assert (s.mode, s.lab, s.course, s.site_by_code, s.lab_by_code) == ("progress", "same", "강좌", False, False)
 
 
@@ -215,7 +217,7 @@ def passed_store(folder):
 
 def test_lab_gate_opens_only_with_a_verified_code(keys, tmp_path, displayed):
     private, public, _ = keys
-    by_code = unlock.unlock_settings_from({"gating_unlock": "instructor", "unlock_public_key": public}, COURSE)
+    by_code = unlock_settings_from({"gating_unlock": "instructor", "unlock_public_key": public}, COURSE)
     store = passed_store(tmp_path)                                         # the checkpoint passed locally
     gating.gate(7, strict(), store, by_code)
     assert "잠금 해제 코드" in displayed[-1] and 'course.gating.unlock("학번", "코드")' in displayed[-1]
@@ -237,22 +239,22 @@ def test_lab_gate_opens_only_with_a_verified_code(keys, tmp_path, displayed):
 
 def test_lab_unlock_instructor_ignores_local_progress(keys, tmp_path, displayed):
     _, public, _ = keys
-    code_only_in_lab = unlock.unlock_settings_from({"lab_unlock": "instructor", "unlock_public_key": public}, COURSE)
+    code_only_in_lab = unlock_settings_from({"lab_unlock": "instructor", "unlock_public_key": public}, COURSE)
     assert not code_only_in_lab.site_by_code and code_only_in_lab.lab_by_code
     gating.gate(7, strict(), passed_store(tmp_path), code_only_in_lab)
     assert "잠금 해제 코드" in displayed[-1] and "통과했습니다" not in displayed[-1]
-    gating.gate(7, strict(), passed_store(tmp_path / "b"), unlock.unlock_settings_from({}, COURSE))
+    gating.gate(7, strict(), passed_store(tmp_path / "b"), unlock_settings_from({}, COURSE))
     assert "통과했습니다" in displayed[-1]                                      # progress mode: as before
 
 
 def test_static_marker_carries_the_key_only_in_instructor_mode(keys, monkeypatch):
     _, public, _ = keys
     monkeypatch.setenv("COURSE_STATIC", "1")
-    by_code = unlock.unlock_settings_from({"gating_unlock": "instructor", "unlock_public_key": public}, 'A "B" <C>')
+    by_code = unlock_settings_from({"gating_unlock": "instructor", "unlock_public_key": public}, 'A "B" <C>')
     marker = gating.gate(7, strict(), unlock_settings=by_code)._repr_html_()
     assert 'data-unlock="instructor"' in marker and f'data-unlock-key="{public}"' in marker
     assert 'data-unlock-course="A &quot;B&quot; &lt;C&gt;"' in marker
-    plain = gating.gate(7, strict(), unlock_settings=unlock.unlock_settings_from({"lab_unlock": "instructor",
+    plain = gating.gate(7, strict(), unlock_settings=unlock_settings_from({"lab_unlock": "instructor",
                                                                                   "unlock_public_key": public}, "x"))
     assert plain._repr_html_() == '<div class="course-gate" data-module="7" data-requires="6"></div>'
 
@@ -264,7 +266,7 @@ def test_banner_links_to_the_sibling_notebook(tmp_path, monkeypatch):
     (tmp_path / "m06_tiling.ipynb").write_text("{}", encoding="utf-8")
     assert gating.checkpoint_link("m06_tiling", tmp_path) == "m06_tiling.ipynb"     # an exported notebook folder
     monkeypatch.setenv("COLAB_RELEASE_TAG", "x")
-    from course import notebook_export
+    from course.notebook import export as notebook_export
 
     monkeypatch.setattr(notebook_export, "load_settings",
                         lambda: notebook_export.Settings(repo_url="https://github.com/o/r", branch="main", site_url=""))

@@ -8,8 +8,9 @@ import pytest
 
 pytest.importorskip("cryptography")
 
-from course import gating, unlock  # noqa: E402
-from course.settings import default_settings, settings_from_dict  # noqa: E402
+from course import gating  # noqa: E402
+from course.quiz import unlock  # noqa: E402
+from course.settings import default_settings, settings_from_dict, unlock_settings_from  # noqa: E402
 from site_probes import open_served  # noqa: E402
 
 pytestmark = pytest.mark.browser
@@ -34,7 +35,7 @@ def page_html(marker: str) -> str:
 @pytest.fixture(scope="module")
 def signer():
     key = unlock.generate_private_key()
-    settings = unlock.unlock_settings_from({"gating_unlock": "instructor",
+    settings = unlock_settings_from({"gating_unlock": "instructor",
                                             "unlock_public_key": unlock.public_key_text(key)}, COURSE)
     return key, settings
 

@@ -4,7 +4,7 @@
     python tools/export_notebooks.py --out notebooks       # make notebooks: notebooks/ (committed; Colab opens it)
     python tools/export_notebooks.py --out notebooks --check   # exit 1 when notebooks/ differs from the chapters
 
-The conversion is course.notebook_export's (numbers filled in, MyST turned into Markdown/HTML, the site's
+The conversion is course.notebook.export's (numbers filled in, MyST turned into Markdown/HTML, the site's
 hidden cells collapsed, the install and GPU-check cells in front). Settings come from _config.yml:
 repository.url (GitHub: the install cell clones it, and each chapter page links "Colab에서 열기") and
 html.baseurl (the published site: cross-references link its pages). COURSE_REPO_URL, when set, overrides
@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:   # run as `python tools/export_notebooks.py` without the package installed
     sys.path.insert(0, str(REPO))
 
-from course import notebook_export  # noqa: E402
+from course.notebook import export as notebook_export  # noqa: E402
 
 SITE_DIR = notebook_export.SITE_DIR
 

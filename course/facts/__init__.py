@@ -46,7 +46,7 @@ from korean_text import with_particle
 
 @functools.lru_cache(maxsize=None)
 def _bank(module: int):
-    from course.bank import load_bank
+    from course.quiz.bank import load_bank
 
     return load_bank(module)
 

@@ -238,7 +238,7 @@ def sass_listing(check):
 
 @f.claims
 def quiz_numbers(check):
-    """Every recorded number a question of the bank (course/banks/m04.yaml) quotes."""
+    """Every recorded number a question of the bank (course/quiz/banks/m04.yaml) quotes."""
     q8 = quiz_text(4, "m04-q08")
     for quoted in (f"메모리 처리량은 {naive_profile['mem_pct']:.0f}%", f"DRAM({naive_profile['dram_pct']:.0f}%)",
                    f"LSU 데이터 경로({naive_profile['l1_lsu_wavefronts_pct']:.0f}%)",

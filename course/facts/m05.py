@@ -276,7 +276,7 @@ def source_ai_of_level1(check):
 
 @f.claims
 def quiz_numbers(check):
-    """The recorded number the bank (course/banks/m05.yaml) quotes."""
+    """The recorded number the bank (course/quiz/banks/m05.yaml) quotes."""
     check(f"요청당 섹터 수는 {naive_profile['sectors_per_request']:.1f}" in quiz_text(5, "m05-q08"),
           "퀴즈 m05-q08: 요청당 2.0섹터")
     q4 = quiz_text(5, "m05-q04")

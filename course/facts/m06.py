@@ -423,7 +423,7 @@ def bank_model(check):
           "본문: 두 패딩 커널은 시간도 거의 같다")
 
 
-# ============================================================ the quiz's numbers (course/banks/m06.yaml)
+# ============================================================ the quiz's numbers (course/quiz/banks/m06.yaml)
 @f.claims
 def quiz_numbers(check):
     """Every recorded number a question of the bank quotes."""

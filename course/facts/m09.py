@@ -690,7 +690,7 @@ def shipped_ring_is_safe(check):
     check(SHIPPED_TWO_STAGES.is_safe, "본문: 2스테이지 링은 빈 그룹 커밋이 없어도 안전하다(wait_group 0)")
 
 
-# --- The quiz's words (course/banks/m09.yaml): the recorded numbers its questions quote ---------------
+# --- The quiz's words (course/quiz/banks/m09.yaml): the recorded numbers its questions quote ---------------
 @f.claims
 def quiz_numbers(check):
     naive, tiled, padded = profile("sgemm_naive"), profile("sgemm_tiled"), profile("sgemm_tiled_padded")

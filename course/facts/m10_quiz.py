@@ -1,5 +1,5 @@
 """Facts of module 10, continued: the quiz's words. The banks are data, not prose with {eval}: the ridge points
-the banks of modules 4, 6 and 10 quote and the numbers and directions course/banks/m10.yaml states are checked
+the banks of modules 4, 6 and 10 quote and the numbers and directions course/quiz/banks/m10.yaml states are checked
 here against the same records as the chapter, so a re-recording that contradicts a question stops the build.
 
 Every claim is declared on course.facts.m10's `f`; course.facts.m10 imports this module at its end.
@@ -51,7 +51,7 @@ def quiz_ridge_points(check):
 
 @f.claims
 def quiz_numbers(check):
-    """Other recorded numbers the bank of module 10 (course/banks/m10.yaml) quotes."""
+    """Other recorded numbers the bank of module 10 (course/quiz/banks/m10.yaml) quotes."""
     q04, q07 = quiz_text(10, "m10-q04"), quiz_text(10, "m10-q07")
     check(f"약 {PEAK_GFLOPS / 1000:.1f} TFLOP/s인 {DEVICE_SHORT}" in q04,
           f"퀴즈 m10-q04: 기록된 {DEVICE_SHORT}의 FP32 최대 약 {PEAK_GFLOPS / 1000:.1f} TFLOP/s")

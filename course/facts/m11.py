@@ -9,7 +9,7 @@ recorded device's (sims.roofline, read only).
 
 The chapter imports the records and the few model results its tables show by name (benchmark_record,
 profile_of, tuning_table_rows, waves_at_size, ...). Every directional sentence of the chapter, and every
-direction and round number its quiz bank (course/banks/m11.yaml) states, is a claim declared next to the
+direction and round number its quiz bank (course/quiz/banks/m11.yaml) states, is a claim declared next to the
 values it is about ("본문: ...", "퀴즈 ..."), so a re-recording that contradicts the text stops the build.
 """
 from __future__ import annotations
@@ -798,7 +798,7 @@ def awkward_shapes(check):
           == waves_at_size[1024].blocks, "본문: 1024³과 같은 블록 수")
 
 
-# ============================================================================ the quiz's words (course/banks/m11.yaml)
+# ============================================================================ the quiz's words (course/quiz/banks/m11.yaml)
 # The bank is data, not prose with {eval}: the directions and round numbers its questions state are
 # checked here against the same records, so that a re-recording that contradicts a question stops the build.
 @f.claims

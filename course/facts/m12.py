@@ -7,7 +7,7 @@ cublas_kernels.json (the kernels cuBLAS launches per zoo shape, from Nsight Comp
 (Level 7 and cuBLAS's kernel profiled where Level 7 loses). The model's arithmetic (blocks, waves, fill) is
 kernels/level7_model.py through sims.shape_waves: pure Python, nothing compiled, no GPU.
 
-Every directional sentence of the chapter and every number its quiz bank (course/banks/m12.yaml) quotes is a
+Every directional sentence of the chapter and every number its quiz bank (course/quiz/banks/m12.yaml) quotes is a
 claim declared next to the values it is about ("본문: ...", "퀴즈 ...").
 """
 from __future__ import annotations

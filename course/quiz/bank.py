@@ -1,14 +1,14 @@
-"""Question banks: one YAML file per module (``course/banks/mNN.yaml``), schema in SCHEMA.md.
+"""Question banks: one YAML file per module (``course/quiz/banks/mNN.yaml``), schema in SCHEMA.md.
 
 ``load_bank(6)`` reads and validates ``m06.yaml`` into frozen dataclasses; every schema
 violation is collected and raised together as :class:`BankError`, one Korean line per
 problem naming the file, the question id and the field. ``student_view`` strips every
 answer (for forms handed to students), ``answer_key`` keeps only the answers, and
 ``site_payload`` is what the static site's quiz.js receives for a practice quiz (it grades
-in the browser, so it needs the key); a checkpoint's page gets course.checkpoint_lock's
+in the browser, so it needs the key); a checkpoint's page gets course.quiz.checkpoint_lock's
 ``locked_payload`` instead, which holds no readable key.
 
-The banks folder is ``course/banks`` unless ``banks_dir`` or the environment variable
+The banks folder is ``course/quiz/banks`` unless ``banks_dir`` or the environment variable
 ``SGEMM_COURSE_BANKS`` names another one (tests use ``tests/fixtures/banks``).
 """
 from __future__ import annotations
@@ -96,14 +96,14 @@ class NumericAnswer:
     value: float
     tolerance: float
     unit: str
-    rel: float = 0.0     # relative tolerance: right within max(tolerance, rel * |value|) (course.grading's grid)
+    rel: float = 0.0     # relative tolerance: right within max(tolerance, rel * |value|) (course.quiz.grading's grid)
 
 
 @dataclass(frozen=True)
 class Blank:
     id: str
     accept: tuple
-    evaluate: dict | None = None   # {"vars": {...}}: graded by the expression's values (course.variants.code_values)
+    evaluate: dict | None = None   # {"vars": {...}}: graded by the expression's values (course.quiz.variants.code_values)
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,7 @@ class Question:
     blanks: tuple = ()
     model_answer: str | None = None
     rubric: tuple = ()
-    variant: object = None   # course.variants.Variant: parameters drawn per checkpoint attempt (numeric)
+    variant: object = None   # course.quiz.variants.Variant: parameters drawn per checkpoint attempt (numeric)
 
     @property
     def correct_choice_ids(self) -> tuple:
@@ -380,7 +380,7 @@ def _check_numeric(q, bad, checkpoint: bool = False) -> None:
     elif not isinstance(answer["unit"], str):
         bad("answer.unit", "문자열이어야 합니다")
     if "variant" in q:
-        from course.variants import validate_variant
+        from course.quiz.variants import validate_variant
 
         validate_variant(q, bad, checkpoint)
 
@@ -413,7 +413,7 @@ def _check_code(q, bad) -> None:
         elif not all(isinstance(a, str) and re.sub(r"\s+", "", a) for a in accept):
             bad(f"blanks[{i}].accept", "정답은 공백만이 아닌 문자열이어야 합니다")
         elif "evaluate" in blank:
-            from course.variants import validate_evaluate
+            from course.quiz.variants import validate_evaluate
 
             validate_evaluate(blank, bad, f"blanks[{i}]")
     if len(set(map(str, declared))) != len(declared):
@@ -464,7 +464,7 @@ def question_from_dict(q: dict) -> Question:
     Missing descriptive fields (bloom, section, prompt, explanation) default to "" so that
     grading tables can name only what grading needs; validation is validate_bank_data's job.
     """
-    from course.variants import render_template, variant_from_dict
+    from course.quiz.variants import render_template, variant_from_dict
 
     answer = q.get("answer")
     variant = variant_from_dict(q) if q.get("type") == "numeric" else None
@@ -546,7 +546,7 @@ def answer_key(bank: Bank) -> dict:
 
 def site_payload(bank: Bank) -> dict:
     """Everything quiz.js needs to render and grade a practice quiz in the browser (answers included;
-    never for a checkpoint: course.checkpoint_lock.locked_payload)."""
+    never for a checkpoint: course.quiz.checkpoint_lock.locked_payload)."""
     questions = []
     for q in bank.questions:
         item = _question_common(q)

@@ -1,4 +1,4 @@
-"""The GPU check an exported notebook runs after its install cell (course.notebook_cells).
+"""The GPU check an exported notebook runs after its install cell (course.notebook.cells).
 
 It names the GPU the chapter's "실행해 보기" cells will measure on. Without one it says so in Korean,
 tells a Colab learner how to switch the runtime to a GPU (런타임 → 런타임 유형 변경 → T4 GPU) and a Hub

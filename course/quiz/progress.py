@@ -9,7 +9,7 @@ Files in that folder:
     "best": {"6": {...}}, "student": {"id", "name"}, "learner": "<random id>", "updated_at": ...}``.
     ``best`` is recomputed from ``attempts`` at every write, so only attempts are authoritative.
     ``learner`` is an anonymous random id made once (``learner_id()``); with the attempt number
-    it seeds the order of the quiz choices (course.shuffle). An attempt may carry
+    it seeds the order of the quiz choices (course.quiz.shuffle). An attempt may carry
     ``attempt`` (its number for the module), ``choice_order`` ({question id: [choice ids]}) and
     ``variants`` ({question id: {parameter: value}}, a checkpoint's drawn variants). ``attempt_numbers``
     ({module: highest attempt submitted}) counts attempts submitted but not recorded, so a quiz opened
@@ -127,7 +127,7 @@ def validate_exercise_attempt(attempt) -> bool:
 
 def _state_problems(data) -> str | None:
     """None when data is a valid current-version state, else a short reason."""
-    from course.submission import json_depth
+    from course.quiz.submission import json_depth
 
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         return "진행 파일 형식이 아닙니다"
@@ -159,7 +159,7 @@ def _state_problems(data) -> str | None:
 
 def _loads(raw: bytes):
     """The parsed file, or None when it is not JSON of any shape we can hold (nesting included)."""
-    from course.submission import json_depth
+    from course.quiz.submission import json_depth
 
     try:
         data = json.loads(raw.decode("utf-8"))
@@ -170,7 +170,7 @@ def _loads(raw: bytes):
 
 def _salvage_attempts(text: str, valid=validate_attempt) -> list[dict]:
     """Every attempt object (as `valid` recognises it) that can still be decoded in a damaged file."""
-    from course.submission import json_depth
+    from course.quiz.submission import json_depth
 
     decoder = json.JSONDecoder()
     found, position = [], text.find("{")
@@ -242,7 +242,7 @@ class ProgressStore:
     def learner_id(self) -> str:
         """The learner's anonymous id, made and stored on first use. When nothing can be stored
         (read-only or unwritable progress) an id for this session only is returned."""
-        from course.shuffle import new_learner_id, valid_learner_id
+        from course.quiz.shuffle import new_learner_id, valid_learner_id
         try:
             stored = self.load().get("learner")
             if valid_learner_id(stored):
@@ -295,9 +295,9 @@ class ProgressStore:
     def record_attempt(self, module: int, answers: dict, result, self_assessment: dict | None = None,
                        started_at: str | None = None, submitted_at: str | None = None,
                        client: str = "jupyterlab", presentation: dict | None = None) -> dict:
-        """Store one graded attempt; ``result`` is a course.grading.QuizResult; ``presentation``
+        """Store one graded attempt; ``result`` is a course.quiz.grading.QuizResult; ``presentation``
         ({"learner", "attempt", "choice_order"}) records the choice order shown."""
-        from course.submission import utc_now_iso
+        from course.quiz.submission import utc_now_iso
         extra = {}
         if presentation:
             extra = {"attempt": presentation.get("attempt"), "choice_order": presentation.get("choice_order")}
@@ -323,7 +323,7 @@ class ProgressStore:
     def record_exercise_attempt(self, verdict: dict, module: int, client: str = "jupyterlab") -> dict:
         """Store one exercise verdict (course.autograder.Verdict.to_dict()) compactly: which check
         passed, failed or was skipped, the diagnosis, the timing ratio, a hash of the source."""
-        from course.submission import utc_now_iso
+        from course.quiz.submission import utc_now_iso
         speed = next((c for c in verdict.get("checks", []) if c.get("check") == "speed"), {})
         attempt = {
             "id": uuid.uuid4().hex,

@@ -23,8 +23,8 @@ Format (JSON object, UTF-8)::
 
 ``presentation`` (optional; absent in hand-filled forms) records what the learner saw: the
 order of every choice question, by choice id, the seed it came from (the learner's anonymous id
-and attempt number, see course.shuffle), and on a checkpoint after the first attempts the
-parameters of each numeric variant shown (course.variants; the grader re-draws them from the
+and attempt number, see course.quiz.shuffle), and on a checkpoint after the first attempts the
+parameters of each numeric variant shown (course.quiz.variants; the grader re-draws them from the
 seed and grades against the seed's key). The attempt number is also what the gradebook shows.
 Answers always name choices by id.
 

@@ -2,15 +2,15 @@
 question's explanation encrypted under a key that only right answers rebuild.
 
 ``locked_payload(bank, settings)`` is what a checkpoint page embeds instead of bank.site_payload
-(course/static/checkpoint_lock.js reads it). Per question:
+(course/site/static/checkpoint_lock.js reads it). Per question:
 
 * a random 16-byte salt (os.urandom, new for every page built);
 * its *parts*: a single or multiple choice question has one part, ``choice``, whose canonical
-  answer is the picked ids sorted and joined by "," (course.grading.choice_canonical); a code
-  question has one part per blank (course.grading.blank_canonical: the text without whitespace,
+  answer is the picked ids sorted and joined by "," (course.quiz.grading.choice_canonical); a code
+  question has one part per blank (course.quiz.grading.blank_canonical: the text without whitespace,
   or "=" and the values of an expression for a blank graded by meaning); a numeric question has
   one part, ``answer``, whose canonical answers are its cells on the tolerance grid
-  (course.grading.accepted_forms) — with a variant, one part ``v<i>`` per value it may draw;
+  (course.quiz.grading.accepted_forms) — with a variant, one part ``v<i>`` per value it may draw;
 * for every accepted canonical answer c of part p, one entry {d, w}:
   d = the first 16 bytes of HMAC-SHA256(salt, "check|<qid>|<p>|<c>") (hex), and
   w = share(p) XOR HMAC-SHA256(salt, "wrap|<qid>|<p>|<c>") (base64), where share(p) is a random
@@ -28,7 +28,7 @@ model answer, rubric or explanation for them (the learner self-assesses against 
 needs to show it and collect the answer: the prompt, section and Bloom level, the choices (ids and texts,
 no correct flag), a code question's code and blank ids (no accepted answer, no ``evaluate`` assignments),
 a numeric question's unit (no value, tolerance or rel) and, for a variant, its template and the parameter
-values it may draw (course.variants draws one per attempt from the learner's nonce, as ``grade`` draws
+values it may draw (course.quiz.variants draws one per attempt from the learner's nonce, as ``grade`` draws
 them again). No salt, digest, wrapped share, box or explanation. The page (checkpoint_lock.js
 ``collectOnly``) says that the instructor grades the checkpoint, shows no score and offers the
 submission file.
@@ -47,10 +47,10 @@ import hmac
 import json
 import os
 
-from course.bank import Bank, Question
-from course.grading import accepted_forms, blank_canonical, choice_canonical
+from course.quiz.bank import Bank, Question
+from course.quiz.grading import accepted_forms, blank_canonical, choice_canonical
 from course.settings import CourseSettings
-from course.variants import evaluate
+from course.quiz.variants import evaluate
 
 __all__ = ["FORMAT", "bare_question", "check_digest", "checkpoint_payload", "instructor_payload", "locked_payload",
            "locked_question", "wrap_mask"]

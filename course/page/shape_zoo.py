@@ -1,6 +1,6 @@
 """Module 12's live cell: Level 7 and cuBLAS on the shape zoo, on the learner's GPU, or the record without one.
 
-    from course.shape_zoo import zoo_results, show_zoo
+    from course.page.shape_zoo import zoo_results, show_zoo
     show_zoo(zoo_results())          # live on a GPU (tqdm progress), else book/data/shapes.json, labelled
 
 Live: each zoo shape (kernels/level7_model.py ZOO) is checked against cuBLAS (NaN-poisoned C, relative Frobenius

@@ -1,6 +1,6 @@
 """JupyterLab magics for the kernel exercises. Load once per notebook:
 
-    %load_ext course.exercise_magic
+    %load_ext course.notebook.exercise_magic
 
 then
     %exercise_start m06-e1     turns this cell into a %%exercise cell holding the starter (like %load)
@@ -9,7 +9,7 @@ then
     %exercise_solution m06-e1  shows the reference solution, only after a first attempt
     %exercise_show m06-e1      the exercise's goal and the checks it will receive
 
-Every attempt's verdict goes to the learner's progress file (course.progress), as do unlocked
+Every attempt's verdict goes to the learner's progress file (course.quiz.progress), as do unlocked
 hints. The kernel runs in subprocesses with time limits (course.autograder.gpu): a kernel that hangs
 or faults gives a verdict, and the notebook goes on. COURSE_EXERCISE_TIME_LIMIT (seconds) sets the
 limit of each subprocess. The work is done by course.autograder.lab.LabSession.

@@ -4,13 +4,19 @@ labelled notes, and the "run it" cell that measures live on a GPU or shows recor
     from course.page import show, show_region, note, table, measure_or_recorded, show_results
 
 The book is built with COURSE_STATIC=1 (see the Makefile): then every figure becomes a small HTML
-block drawn by the site's own plotly.js (loaded once per page by course.sphinx_ext, no CDN), so it
+block drawn by the site's own plotly.js (loaded once per page by course.site.extension, no CDN), so it
 stays interactive with no kernel. In JupyterLab the same call shows the live plotly figure and,
 where a simulator has one, the ipywidgets view.
 
 On a GPU, `measure_or_recorded` checks the kernels against cuBLAS and times them live (with a
 progress bar). Without one, the rows come from book/data/benchmarks.json and every table and
 figure says so, with the device, driver, CuPy version, date and command that produced them.
+
+The package also holds module 12's live cell over the shape zoo (course.page.shape_zoo).
+
+What it may import: kernels, course.syllabus and the figures' text alternatives
+(course.site.figure_text, a leaf that imports nothing); never course.quiz, course.notebook,
+course.gating or course.autograder, which all draw through it.
 """
 from __future__ import annotations
 
@@ -20,7 +26,7 @@ import os
 import uuid
 from dataclasses import dataclass
 
-from course import figure_text
+from course.site import figure_text
 from kernels import record, registry
 from kernels.device import gpu_available
 
@@ -54,10 +60,10 @@ def _safe_json(obj) -> str:
 
 
 def figure_html(fig, height: int | None = None) -> str:
-    """A div plus the figure as JSON; course/static/figures.js draws it with the site's plotly.js.
+    """A div plus the figure as JSON; course/site/static/figures.js draws it with the site's plotly.js.
 
     Around it, for readers who cannot see it: a Korean accessible name and a description generated
-    from the figure's data (course.figure_text), and its data as tables (with the words drawn in it)
+    from the figure's data (course.site.figure_text), and its data as tables (with the words drawn in it)
     behind a "표로 보기" toggle. figures.js writes the title above the plot, adds a simulator's
     controls and keeps its description and tables those of the state shown."""
     spec = fig.to_plotly_json()

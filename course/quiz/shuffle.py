@@ -1,5 +1,5 @@
 """Seeded choice order: the same in Python (JupyterLab quiz, instructor tools) and in the
-site's quiz.js, so that any order a learner saw can be reproduced from its seed.
+site's quiz_rules.js, so that any order a learner saw can be reproduced from its seed.
 
 The seed of one question's order is the text ``"<learner id>:<attempt>:<question id>"``:
 

@@ -6,11 +6,11 @@
   ``<script type="application/json" class="course-quiz-data" data-module="6">…</script>``
   (``<``, ``>`` and ``&`` written as ``\\u003c``, ``\\u003e``, ``\\u0026``). The site's
   quiz.js renders and grades it. Make the call the cell's last expression. A practice quiz
-  carries its key (bank.site_payload); a checkpoint carries none (course.checkpoint_lock), and under
+  carries its key (bank.site_payload); a checkpoint carries none (course.quiz.checkpoint_lock), and under
   ``checkpoint_grading: instructor`` no grading data at all: the page only collects the answers.
 * JupyterLab: displays a :class:`LabQuiz` (ipywidgets) and returns None. It grades with
-  course.grading, stores attempts with course.progress and saves submission files
-  (course.submission) into ``./submissions/``.
+  course.quiz.grading, stores attempts with course.quiz.progress and saves submission files
+  (course.quiz.submission) into ``./submissions/``.
 """
 from __future__ import annotations
 
@@ -20,11 +20,11 @@ import os
 import re
 from pathlib import Path
 
-from course import grading
-from course.bank import BLANK_PATTERN, Bank, load_bank, site_payload
+from course.quiz import grading
+from course.quiz.bank import BLANK_PATTERN, Bank, load_bank, site_payload
 from course.settings import CourseSettings, load_settings
-from course.shuffle import shuffled_ids
-from course.variants import presented_questions
+from course.quiz.shuffle import shuffled_ids
+from course.quiz.variants import presented_questions
 
 __all__ = ["LabQuiz", "StaticQuiz", "quiz_html", "rich_text_html", "script_json", "show"]
 
@@ -37,9 +37,9 @@ def script_json(payload) -> str:
 
 def static_payload(bank: Bank, settings: CourseSettings) -> dict:
     """The quiz data of the page: a practice quiz's bank with its key; a checkpoint's locked payload, or
-    under checkpoint_grading: instructor one without any grading data (course.checkpoint_lock)."""
+    under checkpoint_grading: instructor one without any grading data (course.quiz.checkpoint_lock)."""
     if settings.checkpoint(bank.module) is not None:
-        from course.checkpoint_lock import checkpoint_payload
+        from course.quiz.checkpoint_lock import checkpoint_payload
 
         return checkpoint_payload(bank, settings)
     payload = site_payload(bank)
@@ -169,12 +169,12 @@ class LabQuiz:
     다시 풀기 (retry: the next attempt, in a new order) or 제출 파일 저장 (save the submission file).
 
     Choices are shuffled from the first attempt, seeded by the learner's anonymous id (stored
-    with the progress) and the attempt number (course.shuffle, the same order the site would
+    with the progress) and the attempt number (course.quiz.shuffle, the same order the site would
     show); each choice shows its id, "(b)", since explanations and the key name choices by id.
 
     On a checkpoint the quiz measures instead of teaching, as the site's page does: the letters follow
     the order shown (a letter says nothing about the choice); every numeric question with a variant
-    shows values drawn for this attempt from the first one on (course.variants, seeded by the
+    shows values drawn for this attempt from the first one on (course.quiz.variants, seeded by the
     learner's random id as nonce); an attempt's feedback is the score and the sections to review
     (deduplicated, sorted, not in question order), never a key, a model answer or an explanation;
     once the checkpoint is passed (or from attempt settings.verdicts_after_attempts on) each question
@@ -189,8 +189,8 @@ class LabQuiz:
     def __init__(self, bank: Bank, settings: CourseSettings | None = None, store=None,
                  submissions_dir: str | os.PathLike = "submissions"):
         import ipywidgets as widgets
-        from course.progress import ProgressStore
-        from course.submission import utc_now_iso
+        from course.quiz.progress import ProgressStore
+        from course.quiz.submission import utc_now_iso
         self.w = widgets
         self.bank = bank
         self.settings = settings or load_settings()
@@ -210,7 +210,7 @@ class LabQuiz:
         """The seed, the choice order and the variants shown in this attempt (stored and submitted with it)."""
         out = {"learner": self.learner, "attempt": self.attempt, "choice_order": dict(self.choice_order)}
         if self.checkpoint:
-            out["nonce"] = self.learner      # the variants' seed (course.variants.draw_variant)
+            out["nonce"] = self.learner      # the variants' seed (course.quiz.variants.draw_variant)
         if self.variants:
             out["variants"] = {qid: dict(params) for qid, params in self.variants.items()}
         return out
@@ -398,7 +398,7 @@ class LabQuiz:
         self._render()
 
     def save_submission(self, _button=None) -> Path | None:
-        from course.submission import build_submission, submission_filename
+        from course.quiz.submission import build_submission, submission_filename
         student = {"id": self.student_id.value.strip(), "name": self.student_name.value.strip()}
         if not student["id"]:
             self.save_status.value = "<p style='color:#c62828'>학번(student ID)을 입력하세요.</p>"

@@ -4,7 +4,7 @@ Nothing outside the folder is ever read: symbolic links are listed, never follow
 other names lie outside the folder is listed, never read; FIFOs, devices and sockets are listed;
 a file is opened with O_NOFOLLOW and checked again after opening (read_bytes_nofollow). File names
 may hold any bytes (a CP949 name from a Korean Windows ZIP, control characters): the report's `add`
-receives the path as found, and shows it through course.csv_safe.shown_name.
+receives the path as found, and shows it through course.instructor.safe_text.shown_name.
 """
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""Instructor tools: export forms and keys, grade a folder of submissions, write CSVs
-that are safe to open in a spreadsheet.
+"""Grading a folder of quiz submissions (``python -m course grade``): every file judged alone, the
+latest submission of each student kept, everything else listed as a problem.
 
 Grading is authoritative from the bank: every submission is re-graded with
-course.grading in "instructor" mode (self-assessments never count; free items stay
+course.quiz.grading in "instructor" mode (self-assessments never count; free items stay
 "pending" unless a manual mark is given). Scores written inside a submission are ignored.
 
 Every file is judged alone: whatever one file holds (deep nesting, huge numbers such as a 400-digit
@@ -19,10 +19,10 @@ name). Graded files with something to know are listed too: no integrity digest, 
 choice order or variant that does not match its seed, a ``submitted_at`` in the future, a file name
 that names another student, one anonymous learner id under several student ids, a file name or a
 student id that had to be shown escaped, an attempt number above the course's attempt limit. The
-gradebook shows the attempt number, the file and those warnings per student. ``write_problems``
-writes the whole list as a CSV.
+gradebook shows the attempt number, the file and those warnings per student. course.instructor.problems
+writes the whole list as a CSV, course.instructor.gradebook the gradebook and the summary.
 
-Every CSV goes through course.csv_safe.write_safe_csv (cells a spreadsheet never runs, control
+Every CSV goes through course.instructor.safe_text.write_safe_csv (cells a spreadsheet never runs, control
 characters and undecodable bytes made visible, the file replaced in one step); terminal output goes
 through ``printable`` and file names through ``shown_name``. Other modules that write CSVs for
 instructors should use the same functions.
@@ -42,167 +42,27 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from course.bank import Bank, answer_key, student_view
-from course.csv_safe import name_note, printable, shown_name, unneutralised as _unneutralised, write_safe_csv
-from course.files import read_bytes_nofollow, regular_files
-from course.grading import QuizResult, grade_quiz
+from course.instructor.files import read_bytes_nofollow, regular_files
+from course.instructor.problems import Problem, problem_count_line
+from course.instructor.safe_text import name_note, printable, shown_name, unneutralised as _unneutralised
+from course.quiz.bank import Bank
+from course.quiz.grading import QuizResult, grade_quiz
+from course.quiz.shuffle import shuffled_ids
+from course.quiz.submission import check_submission, integrity_status, json_depth, parse_time
+from course.quiz.variants import questions_for_submission, variant_mismatches
 from korean_text import with_particle
-from course.shuffle import shuffled_ids
-from course.submission import FORMAT, check_submission, integrity_status, json_depth, parse_time
-from course.variants import questions_for_submission, variant_mismatches
 
 __all__ = [
     "GradeReport",
     "GradedSubmission",
     "MAX_SUBMISSION_BYTES",
-    "Problem",
-    "export_form",
-    "export_key",
-    "form_markdown",
+    "PROBLEM_KINDS",
     "grade_folder",
     "load_manual_marks",
-    "problem_count_line",
-    "problems_path_for",
-    "write_difficulty",
-    "write_gradebook",
-    "write_problems",
 ]
 
-FORM_FORMAT = "sgemm-course-form"
-KEY_FORMAT = "sgemm-course-key"
 MAX_SUBMISSION_BYTES = 5 * 1024 * 1024      # a real submission is a few KiB
-TYPE_HELP = {
-    "single": "하나 고르기 — 선택지 id 하나를 문자열로 (예: \"b\")",
-    "multiple": "모두 고르기 — 선택지 id 목록 (예: [\"a\", \"c\"])",
-    "numeric": "수치 답 — 문자열이나 수 (예: \"8192\")",
-    "code": "코드 빈칸 — {빈칸 id: 코드} (예: {\"b1\": \"row\"})",
-    "free": "서술형 — 문자열",
-}
 
-
-# ---------------------------------------------------------------------------- export
-
-def _template_answer(q: dict):
-    return {"single": None, "multiple": [], "numeric": "", "free": ""}.get(
-        q["type"], {b: "" for b in q.get("blanks", [])})
-
-
-def form_document(bank: Bank) -> dict:
-    view = student_view(bank)
-    return {
-        "format": FORM_FORMAT,
-        "version": 1,
-        **view,
-        "submission_template": {
-            "format": FORMAT, "version": 1, "client": "form",
-            "student": {"id": "", "name": ""}, "module": bank.module, "bank_hash": bank.digest,
-            "started_at": "", "submitted_at": "",
-            "answers": {q["id"]: _template_answer(q) for q in view["questions"]},
-            "self_assessment": {}, "integrity": None,
-        },
-    }
-
-
-def form_markdown(bank: Bank) -> str:
-    """A readable student form (no answers) in Markdown."""
-    view = student_view(bank)
-    lines = [f"# 모듈 {bank.module} 퀴즈: {bank.title}", "",
-             f"문제 은행 해시(bank hash): `{bank.digest[:16]}`", "",
-             "사이트나 JupyterLab에서 풀고 **제출 파일 내려받기**로 받은 JSON 파일을 내세요. "
-             "종이로 풀 때는 같은 폴더의 JSON 양식에 있는 `submission_template`을 채워서 내도 됩니다.", ""]
-    for number, q in enumerate(view["questions"], 1):
-        lines += [f"## {number}. `{q['id']}` ({TYPE_HELP[q['type']].split(' — ')[0]}, 블룸 수준: {q['bloom']})", "",
-                  q["prompt"].rstrip(), ""]
-        if q["type"] in ("single", "multiple"):
-            lines += [f"- **{c['id']}**: {c['text']}" for c in q["choices"]] + [""]
-        elif q["type"] == "numeric":
-            lines += [f"답: ________ {q['unit']}", ""]
-        elif q["type"] == "code":
-            lines += ["```", q["code"], "```", "", "빈칸: " + ", ".join(q["blanks"]), ""]
-        else:
-            lines += ["답 (서술형):", "", "> ", ""]
-        lines += [f"답하는 형식: {TYPE_HELP[q['type']]}", ""]
-    return "\n".join(lines)
-
-
-def export_form(bank: Bank, out_dir: str | os.PathLike) -> list[Path]:
-    """Write mNN_form.json (no answers, with a submission template) and mNN_form.md."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    stem = f"m{bank.module:02d}_form"
-    json_path, md_path = out / f"{stem}.json", out / f"{stem}.md"
-    json_path.write_text(json.dumps(form_document(bank), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    md_path.write_text(form_markdown(bank), encoding="utf-8")
-    return [json_path, md_path]
-
-
-def tolerance_text(answer: dict) -> str:
-    """A numeric key's tolerance as the grader applies it: "±0.5", "±0.3%", both, or "정확히 일치"."""
-    parts = []
-    if answer.get("tolerance"):
-        parts.append(f"±{answer['tolerance']:g}")
-    if answer.get("rel"):
-        parts.append(f"±{answer['rel'] * 100:g}%")
-    if not parts:
-        return "허용 오차 없음: 정확히 일치"
-    return "허용 오차 " + " 또는 ".join(parts) + (" 중 넓은 쪽" if len(parts) == 2 else "")
-
-
-def _assignments_text(evaluate: dict) -> str:
-    """The assignments a blank graded by meaning is checked over: "kt ∈ {0, 1, 2, 3}, cur = kt % 2"."""
-    out = []
-    for name, values in (evaluate.get("vars") or {}).items():
-        out.append(f"{name} = {values}" if isinstance(values, str) else f"{name} ∈ {{{', '.join(map(str, values))}}}")
-    return ", ".join(out)
-
-
-def key_markdown(bank: Bank) -> str:
-    key = answer_key(bank)
-    blanks_of = {q.id: {b.id: b for b in q.blanks} for q in bank.questions if q.type == "code"}
-    lines = [f"# 모듈 {bank.module} 정답지(answer key): {bank.title}", "",
-             f"문제 은행 해시(bank hash): `{bank.digest[:16]}`", ""]
-    for q in key["questions"]:
-        lines.append(f"## `{q['id']}` ({q['type']}, {q['bloom']})")
-        lines.append("")
-        if "correct" in q:
-            lines.append("정답: " + ", ".join(q["correct"]))
-        elif "answer" in q:
-            a = q["answer"]
-            lines.append(f"정답: {a['value']:g} {a['unit']} ({tolerance_text(a)})".replace("  (", " ("))
-            if "variant" in q:
-                params = "; ".join(f"{p['name']} ∈ {{{', '.join(map(str, p['values']))}}} (기본 {p['base']})"
-                                   for p in q["variant"]["params"])
-                lines.append(f"변형(variant, 체크포인트는 첫 시도부터): {params}; 정답 = `{q['variant']['key']}` "
-                             "(허용 오차는 위와 같음)")
-        elif "blanks" in q:
-            for b, accept in q["blanks"].items():
-                shown = " / ".join(f"`{x}`" for x in accept)
-                blank = blanks_of[q["id"]][b]
-                if blank.evaluate:
-                    lines.append(f"- {b}: 의미로 채점(by meaning): 답을 C 정수 식으로 읽어 "
-                                 f"{_assignments_text(blank.evaluate)}의 모든 경우에 값이 `{accept[0]}`의 값과 같으면 "
-                                 f"정답 (적어 둔 예: {shown})")
-                else:
-                    lines.append(f"- {b}: {shown} (공백 무시, 대소문자 구분)")
-        else:
-            lines += ["모범 답안:", "", q["model_answer"], "", "채점 기준:"] + [f"- {r}" for r in q["rubric"]]
-        lines += ["", "해설: " + q["explanation"].strip(), ""]
-    return "\n".join(lines)
-
-
-def export_key(bank: Bank, out_file: str | os.PathLike) -> Path:
-    """The answer key as JSON, or as Markdown when out_file ends with .md."""
-    path = Path(out_file)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix.lower() == ".md":
-        path.write_text(key_markdown(bank), encoding="utf-8")
-    else:
-        path.write_text(json.dumps({"format": KEY_FORMAT, "version": 1, **answer_key(bank)},
-                                   ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    return path
-
-
-# ---------------------------------------------------------------------------- grading
 
 @dataclass
 class GradedSubmission:
@@ -216,15 +76,6 @@ class GradedSubmission:
     learner: str = ""                             # the anonymous learner id that seeded the presentation
     file: str = ""                                # path inside the submissions folder
 
-
-@dataclass
-class Problem:
-    """One file (or manual-marks row) that was skipped, ignored or graded with a note."""
-    file: str            # path relative to the submissions folder (or the manual-marks file and line)
-    outcome: str         # skipped | graded | ignored
-    kind: str            # stable English code, see PROBLEM_KINDS
-    reason: str          # Korean explanation
-    student_id: str = ""
 
 
 PROBLEM_KINDS = {
@@ -289,7 +140,7 @@ class GradeReport:
         return path
 
     def _name(self, path) -> str:
-        """The path inside the submissions folder, shown safely (course.csv_safe.shown_name)."""
+        """The path inside the submissions folder, shown safely (course.instructor.safe_text.shown_name)."""
         if isinstance(path, Path) and self.folder is not None:
             try:
                 return shown_name(path.relative_to(self.folder).as_posix())
@@ -304,17 +155,6 @@ class GradeReport:
         out += [f"  {label[p.outcome]}  {printable(p.file)}: {printable(p.reason)}" for p in self.problems]
         out.append(problem_count_line(self.problems))
         return out
-
-
-def problem_count_line(problems) -> str:
-    """One Korean line: how many problems, by outcome (the terminal's summary of the problems CSV)."""
-    if not problems:
-        return "문제(problems): 없음"
-    counts = {outcome: sum(1 for p in problems if p.outcome == outcome) for outcome in ("skipped", "graded", "ignored")}
-    parts = [f"{label} {counts[o]}건" for o, label in (("skipped", "건너뜀"), ("graded", "참고"), ("ignored", "무시함"))
-             if counts[o]]
-    files = len({p.file for p in problems})
-    return f"문제(problems): {len(problems)}건, 파일 {files}개 ({', '.join(parts)}); 자세한 내용은 problems CSV에 있습니다"
 
 
 def load_manual_marks(path: str | os.PathLike, bank: Bank) -> tuple[dict, list[str]]:
@@ -399,7 +239,7 @@ def _order_mismatches(doc: dict, bank: Bank) -> list[str]:
 
 def _claimed_id_problem(path: Path, sid: str) -> str | None:
     """The site names a file m06_<id>_<time>.json: another id there than inside is worth a look."""
-    from course.submission import safe_student_id
+    from course.quiz.submission import safe_student_id
 
     m = _SITE_FILE_NAME.match(path.name)
     if not m:
@@ -556,62 +396,3 @@ def _student_of(doc) -> str:
     student = doc.get("student") if isinstance(doc, dict) else None
     sid = student.get("id") if isinstance(student, dict) else None
     return sid.strip() if isinstance(sid, str) else ""
-
-
-def _mark(result):
-    if result.status == "pending":
-        return "pending"
-    return result.score
-
-
-def _passed_text(result: QuizResult) -> str:
-    return {"passed": "yes", "failed": "no", "pending": "pending", "": ""}[result.pass_status]
-
-
-GRADEBOOK_COLUMNS = ["student_id", "student_name", "module", "score", "max_score", "correct_count", "passed",
-                     "attempt_time", "attempt", "file", "warnings"]
-
-
-def write_gradebook(report: GradeReport, path: str | os.PathLike) -> Path:
-    """student_id, student_name, module, score, max_score, correct_count, passed
-    (yes/no/pending, empty when the module has no pass rule), attempt_time (submitted_at), attempt
-    (the learner's attempt number, empty for hand-filled forms), file (inside the submissions
-    folder), warnings (codes of the notes on this submission, e.g. future_time; shared_learner),
-    then one column per question id (mark 0..1 or "pending")."""
-    ids = list(report.bank.ids)
-    rows = []
-    for g in report.graded:
-        marks = g.result.by_id()
-        warnings = "; ".join(kind for kind, _ in g.notes)
-        rows.append([g.student_id, g.student_name, report.bank.module, g.result.score, g.result.max_score,
-                     g.result.correct_count, _passed_text(g.result), g.submitted_at, g.attempt, g.file, warnings,
-                     *[_mark(marks[qid]) for qid in ids]])
-    return write_safe_csv(path, GRADEBOOK_COLUMNS + ids, rows)
-
-
-def write_difficulty(report: GradeReport, path: str | os.PathLike) -> Path:
-    """Per question: fraction fully correct, mean score and count (over graded, non-pending
-    answers), and how many are still pending."""
-    rows = []
-    for q in report.bank.questions:
-        results = [g.result.by_id()[q.id] for g in report.graded]
-        marked = [r for r in results if r.status != "pending"]
-        count = len(marked)
-        fraction = sum(r.correct for r in marked) / count if count else None
-        mean = sum(r.score for r in marked) / count if count else None
-        rows.append([q.id, q.type, q.bloom, count, fraction, mean, len(results) - count])
-    return write_safe_csv(path, ["question_id", "type", "bloom", "count", "fraction_correct", "mean_score", "pending"],
-                          rows)
-
-
-def problems_path_for(gradebook: str | os.PathLike) -> Path:
-    """Where the problems CSV goes by default: beside the gradebook (gradebook_problems.csv)."""
-    gradebook = Path(gradebook)
-    return gradebook.with_name(f"{gradebook.stem}_problems.csv")
-
-
-def write_problems(problems, path: str | os.PathLike) -> Path:
-    """file, student_id, outcome (skipped/graded/ignored), kind (see PROBLEM_KINDS), reason.
-    Written even when empty (header only), so an empty file means "checked, nothing found"."""
-    rows = [[p.file, p.student_id, p.outcome, p.kind, p.reason] for p in problems]
-    return write_safe_csv(path, ["file", "student_id", "outcome", "kind", "reason"], rows)

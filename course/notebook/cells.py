@@ -7,13 +7,13 @@ traceback: a problem stops "Run All" with a Korean message alone (an exception w
 
 1. refuses a Python older than 3.11 (the course's requires-python), saying where to pick a newer one;
 2. with ``KEEP_PROGRESS_ON_DRIVE = True`` on Colab, mounts Google Drive and points ``SGEMM_COURSE_DATA``
-   (course.progress) at a folder there, so quiz and exercise progress outlives the runtime;
+   (course.quiz.progress) at a folder there, so quiz and exercise progress outlives the runtime;
 3. fetches the course (git clone of ``COURSE_REPO_URL``, or an uploaded ``sgemm-course.zip``) and installs
    it into this Python with pip, next to the platform's NumPy, CuPy, ipywidgets and plotly: the course asks
    for version ranges they already meet, so pip keeps them (tests/test_oldest_versions.py checks it with
    Colab's versions); CuPy is added (the cuda12 extra) only where there is none.
 
-The GPU check (course.notebook_runtime) names the GPU, or says in Korean how to switch Colab to a GPU
+The GPU check (course.notebook.runtime) names the GPU, or says in Korean how to switch Colab to a GPU
 runtime and goes on with the recorded results.
 """
 from __future__ import annotations
@@ -116,7 +116,7 @@ print("강좌 패키지:", importlib.util.find_spec("kernels").origin)'''
 RUNTIME = """\
 #@title GPU 확인
 # Which GPU this runtime has; without one the chapter runs on the recorded results (and says how to get one).
-from course.notebook_runtime import show_runtime
+from course.notebook.runtime import show_runtime
 
 show_runtime()"""
 

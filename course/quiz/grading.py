@@ -1,4 +1,4 @@
-"""The grading rules. ``course/static/quiz.js`` implements exactly the same rules for the
+"""The grading rules. ``course/site/static/quiz_rules.js`` implements exactly the same rules for the
 static site; ``tests/test_quiz_js.py`` runs both over one table of cases
 (``tests/fixtures/grading_cases.json``) and compares them.
 
@@ -13,7 +13,7 @@ multiple
     therefore scores (n_correct - n_wrong) / n_correct, usually 0 or little.
 numeric
     The answer is parsed by :func:`parse_number` and judged on a grid (:func:`numeric_right`), the
-    same rule in quiz.js (practice and checkpoint pages, where only the cells' digests are
+    same rule in quiz_rules.js (practice and checkpoint pages, where only the cells' digests are
     published) and in the instructor's grade. With key k and tolerance t > 0 the grid width is
     w = t / 4 and x is right when floor(x / w) is one of the cells floor((k - t) / w - 1e-6) ..
     floor((k + t) / w + 1e-6): everything within t is right, and an answer up to t / 4 beyond
@@ -30,7 +30,7 @@ numeric
 code
     Each blank is compared, after removing all whitespace, with each accepted answer
     (also without whitespace), case-sensitively. A blank with ``evaluate`` is graded by meaning
-    instead: the answer (without whitespace) is read by course.variants' integer grammar and is
+    instead: the answer (without whitespace) is read by course.quiz.variants' integer grammar and is
     right when its values over the blank's variable assignments are those of the first accepted
     answer (:func:`blank_canonical`). score = right blanks / blanks.
 free
@@ -50,7 +50,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from course.bank import Question
+from course.quiz.bank import Question
 
 __all__ = [
     "AnswerFormatError",
@@ -71,7 +71,7 @@ __all__ = [
     "units_match",
 ]
 
-# Korean messages for numeric input problems; quiz.js carries the same table.
+# Korean messages for numeric input problems; quiz_rules.js carries the same table.
 NUMBER_MESSAGES = {
     "empty": "답을 입력하세요.",
     "type": "수(number)나 문자열로 답해야 합니다.",
@@ -179,7 +179,7 @@ def normalize_code(text: str) -> str:
 
 # ----------------------------------------------------------------------------- canonical answers
 # What an answer is compared as. A checkpoint page publishes digests of the accepted canonical
-# forms only (course.checkpoint_lock); quiz.js computes the same forms from the learner's answer.
+# forms only (course.quiz.checkpoint_lock); quiz_rules.js computes the same forms from the learner's answer.
 
 GRID_SLACK = 1e-6      # in cells: a key edge that falls on a cell boundary keeps the cell beyond it
 MAX_CELLS = 40         # a degenerate grid (tolerance far below the key's precision) is cut here
@@ -279,7 +279,7 @@ def blank_canonical(blank, text: str) -> str | None:
     if not given:
         return None
     if getattr(blank, "evaluate", None):
-        from course.variants import code_values
+        from course.quiz.variants import code_values
 
         values = code_values(given, blank.evaluate)
         return None if values is None else "=" + ",".join(str(v) for v in values)

@@ -3,14 +3,14 @@
 tools/export_notebooks.py (``make notebooks``, ``make book``) calls ``export``. A notebook is its chapter
 (book/*.md, read by jupytext) with:
 
-- every text cell converted from MyST to plain Markdown/HTML (course.notebook_markdown): ``{eval}`` values
+- every text cell converted from MyST to plain Markdown/HTML (course.notebook.markdown): ``{eval}`` values
   filled in at export, computed the way the chapter computes them (its first cell's ``from course.facts.mNN
   import f``; a name bound by a later code cell is found by running the chapter's code cells up to that
   point, as the site does); cross-references linked to the site page (``html.baseurl`` in _config.yml) or,
   without one, to the sibling notebook or the page's file;
 - the cells the site hides (remove-input, remove-cell, hide-input) collapsed: ``jupyter.source_hidden`` for
   JupyterLab, Colab's form view (``cellView: "form"`` and a ``#@title`` line) where the cell allows it;
-- three cells in front (course.notebook_cells): what to do first, the install cell (Python version check,
+- three cells in front (course.notebook.cells): what to do first, the install cell (Python version check,
   progress on Google Drive, the course next to the platform's NumPy and CuPy) and the GPU check.
 
 The result is a pure function of the chapters, the records they read and _config.yml: ``notebooks/`` is
@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from course import notebook_cells
-from course.notebook_markdown import Context, convert
+from course.notebook import cells as notebook_cells
+from course.notebook.markdown import Context, convert
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SITE_DIR = REPO / "book" / "_static" / "notebooks"   # html_static_path: the site serves them from _static/notebooks
 NOTEBOOK_DIR = REPO / "notebooks"                      # committed; Colab opens them from GitHub
 COLAB = "https://colab.research.google.com/github"

@@ -1,9 +1,9 @@
 """Checkpoint variants: numeric questions whose parameters are drawn per attempt, with the key
-computed from a small formula. The site's quiz.js does exactly the same (tests/test_quiz_js.py
+computed from a small formula. The site's quiz_rules.js does exactly the same (tests/test_quiz_js.py
 runs both over one table), so the site, JupyterLab and the instructor's grader agree on what a
 learner saw and what the right answer was.
 
-In a bank (course/banks/SCHEMA.md), a numeric question may carry::
+In a bank (course/quiz/banks/SCHEMA.md), a numeric question may carry::
 
     prompt: |
       BLOCK_SIZE = BK = {{T|로}} 바꾸고 `As[{{T}}][{{T}}]`를 ...
@@ -26,7 +26,7 @@ than the base key, the first combination in itertools.product order that gives i
 order (``Variant.representatives``; the base numbers are printed by the chapter, so they are never
 drawn). Attempt a of a learner with nonce N takes index ``draw_index(N, a, qid, n)``: the attempts
 run through cycles of n, each cycle a permutation of 0..n-1 shuffled from ``"<N>:<cycle>:<qid>:cycle"``
-(course.shuffle's generator); when a cycle would start with the value the previous one ended with,
+(course.quiz.shuffle's generator); when a cycle would start with the value the previous one ended with,
 its first two entries swap, so consecutive attempts never show the same key. The nonce is the
 learner's random id (made once per browser or progress file with a cryptographic generator);
 submissions record it as ``presentation.nonce`` and ``python -m course grade`` re-draws from it.
@@ -46,7 +46,7 @@ import re
 from dataclasses import dataclass
 
 from korean_text import with_particle
-from course.shuffle import Mulberry32, fnv1a32
+from course.quiz.shuffle import Mulberry32, fnv1a32
 
 __all__ = ["FormulaError", "MIN_CHECKPOINT_DRAWS", "Variant", "blank_assignments", "code_values", "draw_index",
            "draw_params", "draw_variant", "evaluate", "format_value", "parse_code", "parse_formula",
