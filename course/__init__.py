@@ -15,5 +15,6 @@ Modules and packages, bottom to top (each imports only what lies below it):
     site/        the Sphinx side: extensions Jupyter Book loads, static assets
 Leaves that any layer may import: instructor.safe_text, instructor.files, instructor.problems,
 quiz.unlock (settings checks the unlock key with it), site.figure_text (page describes figures with it).
+One module sits above its package: notebook.exercise_magic wraps the autograder, and only IPython loads it.
 Command line: ``python -m course --help``.
 """
