@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from course.facts import quiz_text
-from course.facts.m10 import (BANDWIDTH_GBS, FLOPS, LANES_PER_SCHEDULER, PEAK_GFLOPS, RIDGE, SIZE, benchmark_of,
+from course.facts.m10_core import (BANDWIDTH_GBS, FLOPS, LANES_PER_SCHEDULER, PEAK_GFLOPS, RIDGE, SIZE, benchmark_of,
                               benchmark_record, cublas_profile, f, ffma_share, profile_of, stall_share_of, tiled_profile)
 from sims import roofline as sim_roofline
 

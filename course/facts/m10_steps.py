@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from course.facts.m10 import (L5_PLAN, L6_PLAN, LEVEL5, LEVEL6, LEVELS, PASSIVE_STALLS, REPRESENTATIVE, SIZE,
+from course.facts.m10_core import (L5_PLAN, L6_PLAN, LEVEL5, LEVEL6, LEVELS, PASSIVE_STALLS, REPRESENTATIVE, SIZE,
                               benchmark_record, copy_plan, f, ffma_share, profile_of, profile_record, stall_total_of,
                               tuning_record, warps_launched, wavefronts_per_instruction)
 from course.facts.recorded_sass import sass

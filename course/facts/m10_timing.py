@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 
-from course.facts.m10 import benchmark_record, f
+from course.facts.m10_core import benchmark_record, f
 from kernels import timing
 from kernels.record import DATA_DIR
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from course.facts import quiz_text
-from course.facts.m11 import (BIG, KERNELS, LEVEL6_KERNEL, bench_provenance, bench_row, f, shipped_tuning_pct,
+from course.facts.m11_core import (BIG, KERNELS, LEVEL6_KERNEL, bench_provenance, bench_row, f, shipped_tuning_pct,
                               tuning_record, two_record_gap)
 from kernels import timing
 from kernels.record import DATA_DIR

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import statistics
 
-from course.facts.m12 import _load, f, regret_unseen, shape_label, tuning
+from course.facts.m12_core import _load, f, regret_unseen, shape_label, tuning
 from kernels.record import REPO_ROOT
 from kernels import devices
 
@@ -527,7 +527,7 @@ def review_memory_end_sentences(check):
 def odd_shape_on_the_zoo_gpu(check):
     """Review of 2026-11-29: the odd shape's loss on the zoo's GPU (H200) is larger than the tuner's records (H100)
     leave, and on that GPU forcing 4-byte B copies costs 128x128 more than the fitted term charges."""
-    from course.facts.m12 import ODD, b4_mid, experiments, fit_cal, odd_best, ratio, shapes_record
+    from course.facts.m12_core import ODD, b4_mid, experiments, fit_cal, odd_best, ratio, shapes_record
 
     check(100 * ratio[ODD] < min(odd_best[n]["pct_cublas"] for n in "ab") - 3
           and shapes_record["device"] != tuning["device"] and experiments["device"] == shapes_record["device"],
@@ -562,7 +562,7 @@ def streaming_kernel_design(check):
 
 @f.absence("스트리밍 경로의 프로파일은 기록에 없")
 def stream_path_not_profiled(check):
-    from course.facts.m12 import level7_profiles
+    from course.facts.m12_core import level7_profiles
 
     profiled = level7_profiles["profiles"] if level7_profiles else []
     check(not any(min(q["M"], q["N"]) <= SMALL_SIDE or "stream" in str(q.get("function", "")) for q in profiled),
