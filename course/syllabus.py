@@ -36,7 +36,7 @@ class CheckpointRule:
 
 @dataclass(frozen=True)
 class Module:
-    number: int                      # 4..11: the chapter's number
+    number: int                      # 4, 5, ...: the chapter's number
     page: str                        # docname under book/ (book/<page>.md)
     title: str                       # short Korean title (tables, CLI, gradebook)
     level: int | None                # kernel level it teaches (None: no new kernel)

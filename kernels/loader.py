@@ -11,7 +11,7 @@ from __future__ import annotations
 from kernels import compiler, configs, registry
 from kernels.errors import DeviceLimitError
 
-STATIC_SMEM_LIMIT = 48 * 1024   # a block may use more shared memory only after opting in
+STATIC_SMEM_LIMIT = registry.STATIC_SMEM_LIMIT   # a block may use more shared memory only after opting in
 
 
 def allow_dynamic_smem(kernel, nbytes: int) -> None:
