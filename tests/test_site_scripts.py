@@ -1,6 +1,7 @@
 """The site's scripts (course/site/static/*.js): every one is added to the pages in a declared order, the quiz's
 rules (quiz_rules.js) before the page code that reads them (quiz.js), and the rules stay free of the page."""
 import re
+import zlib
 
 import pytest
 
@@ -34,8 +35,13 @@ def test_the_rules_touch_no_page_and_no_storage():
     assert "CourseQuizRules" in (STATIC / "quiz.js").read_text(encoding="utf-8")
 
 
-def test_the_built_pages_load_the_rules_before_the_page_code(site_dir):
+def test_the_built_pages_load_the_rules_before_the_page_code_each_by_its_own_checksum(site_dir):
+    """The ?v= after a script is the checksum of the file the site holds: a browser that cached an earlier
+    build's quiz.js or quiz_rules.js fetches it again instead of pairing it with the other file of this build."""
     page = (site_dir / "book" / "m06_tiling.html").read_text(encoding="utf-8")
-    scripts = re.findall(r'<script[^>]+src="([^"]+)"', page)
-    names = [s.split("?")[0].rsplit("/", 1)[-1] for s in scripts]
+    scripts = re.findall(r'<script[^>]+src="[./]*_static/course/([^"?]+)(?:\?v=([0-9a-f]+))?"', page)
+    names = [name for name, _ in scripts]
     assert names.index("quiz_rules.js") < names.index("quiz.js"), names
+    for name, version in scripts:
+        built = (site_dir / "_static" / "course" / name).read_bytes().replace(b"\r", b"")
+        assert version == f"{zlib.crc32(built):08x}", name

@@ -27,8 +27,11 @@ PLOTLY_BUNDLE = "plotly-course-3.4.0.min.js"
 DEFAULT_SETTINGS = {"gating_policy": "strict"}
 
 
-def _copy_course_static(app, exc=None):
-    if exc is not None or app.builder.format != "html":
+def _copy_course_static(app):
+    """Copied before the pages are written (builder-inited), as Sphinx copies its own assets: each page's
+    ?v= checksum is then that of the file it loads, so a browser never keeps a cached quiz.js or
+    quiz_rules.js from an earlier build beside the other file of this one."""
+    if app.builder.format != "html":
         return
     out = Path(app.outdir) / "_static" / "course"
     out.mkdir(parents=True, exist_ok=True)
@@ -140,7 +143,7 @@ def setup(app):
     app.add_config_value("course_settings", DEFAULT_SETTINGS, "html", types=[dict])
     app.connect("builder-inited", _add_assets)
     app.connect("builder-inited", _verify_claims)
-    app.connect("build-finished", _copy_course_static)
+    app.connect("builder-inited", _copy_course_static)
     app.connect("build-finished", _write_index, priority=400)
     app.connect("html-page-context", _drop_thebe, priority=900)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
