@@ -17,7 +17,7 @@ Policies: "strict" (locked until passed), "advisory" (a banner only), "off" (not
 Unlock codes (course.quiz.unlock; course_settings ``gating_unlock: instructor``): a gated chapter opens with
 the instructor's signed code for the learner's student id, never by passing the checkpoint alone. The
 site's marker then carries the public key and the course text (``data-unlock``, ``data-unlock-key``,
-``data-unlock-course``) for course/static/unlock.js; in JupyterLab the learner runs
+``data-unlock-course``) for course/site/static/unlock.js; in JupyterLab the learner runs
 ``course.gating.unlock("학번", "코드")``, which verifies the code with ``cryptography`` and keeps it in
 the progress file (and for the session, where that file cannot be written). ``lab_unlock:
 instructor`` makes JupyterLab and Colab gate on the code alone, whatever gating_unlock says, since
@@ -83,7 +83,7 @@ def decide(module: int, settings: CourseSettings, best_correct_count: int | None
 
 def gate_marker_html(module: int, requires: int | None, unlock_settings=None) -> str:
     """The site's gate marker; with unlock codes (gating_unlock: instructor) it carries the public key
-    and the course text that course/static/unlock.js verifies codes with."""
+    and the course text that course/site/static/unlock.js verifies codes with."""
     if requires is None:
         return ""
     extra = ""

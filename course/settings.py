@@ -17,7 +17,7 @@ validates all of it (Korean errors naming the key):
                              quiz only collect the answers for `python -m course grade`
     checkpoints              a checkpoint's pass count (and title, and kernel exercises it also requires)
 
-The site (``window.COURSE_SETTINGS``, written by course/sphinx_ext.py from :meth:`CourseSettings.as_site_dict`)
+The site (``window.COURSE_SETTINGS``, written by course/site/extension.py from :meth:`CourseSettings.as_site_dict`)
 and Python (this module) merge the two the same way. Where no ``_config.yml`` can be found (an installed
 package used outside the repository), the syllabus's defaults apply.
 

@@ -129,7 +129,7 @@ def apply_stepped_controls(fig, groups, *, active_group=0, active_step=0,
     (plotly "update" semantics) and layout_update is a dict such as {"title.text": ...}.
     The figure is first put into the state (active_group, active_step).
     slider_name and menu_name are the controls' Korean names: plotly does not draw them, the
-    site's keyboard controls (course/static/figures.js) and the figure's description read them.
+    site's keyboard controls (course/site/static/figures.js) and the figure's description read them.
     """
     sliders = [_slider(steps, slider_prefix, slider_name) for _, steps in groups]
     _, first_data, first_layout = groups[active_group][1][active_step]

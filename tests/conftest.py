@@ -125,7 +125,7 @@ def screenshot_dir() -> Path:
     return d
 
 
-from course.sphinx_ext import PLOTLY_BUNDLE as PLOTLY_BUNDLE_NAME  # noqa: E402
+from course.site.extension import PLOTLY_BUNDLE as PLOTLY_BUNDLE_NAME  # noqa: E402
 
 PLOTLY_BUNDLE = REPO / "book" / "_static" / PLOTLY_BUNDLE_NAME
 

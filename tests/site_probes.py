@@ -23,7 +23,7 @@ NO_TRANSITIONS = "*, *::before, *::after { transition: none !important; animatio
 
 def is_redirect_stub(path: Path) -> bool:
     """The root index.html only sends the reader on (<meta http-equiv="Refresh" ...>, written by
-    course/sphinx_ext.py). Opening it starts a second navigation after "load": a check run then reads
+    course/site/extension.py). Opening it starts a second navigation after "load": a check run then reads
     the next page half drawn (a figure without its layout), which made the site tests fail at random
     on a slow machine. Its language, title and link are checked from its file (tests/test_a11y_text.py)."""
     return 'http-equiv="refresh"' in path.read_text(encoding="utf-8", errors="replace")[:2000].lower()
@@ -218,7 +218,7 @@ SETTLED = """() => [...document.querySelectorAll('div.course-figure')].filter(g 
   return g._fullLayout && Math.abs(g._fullLayout.width - w) < 2 && !!g.courseNarrow === (w > 0 && w < 560); })"""
 
 # For every figure: the description and the "표로 보기" body that the page was built with (Python),
-# and what the browser's copy of course/figure_text.py (figures.js) makes of the same JSON, and of
+# and what the browser's copy of course/site/figure_text.py (figures.js) makes of the same JSON, and of
 # the live figure. Compared for the simulators, whose text the browser makes again after each move.
 FIGURE_TEXT = """() => [...document.querySelectorAll('div.course-figure')].map(gd => {
   const spec = JSON.parse(document.getElementById(gd.id + '-spec').textContent), T = CourseFigures.text;

@@ -7,7 +7,7 @@
   critical violation; every element the keyboard reaches has a focus indicator with at least 3:1
   against the colour really behind it; the theme's English words are marked lang="en"; at 1280 px
   every figure's title and controls fit and do not cover its plot; a simulator's description and
-  tables are what course/figure_text.py makes of its data (the browser's copy, used after every
+  tables are what course/site/figure_text.py makes of its data (the browser's copy, used after every
   move, gives the same text);
 - keyboard only: on module 6, open a hidden code cell, move the simulators' sliders and pass the
   checkpoint with Tab, arrows, Space and Enter; then move every slider on every other page the same
@@ -116,7 +116,7 @@ def _text(markup: str) -> str:
 
 def test_the_browser_describes_and_tables_a_figure_as_python_does(survey):
     """figures.js makes a simulator's description and tables again after every move; for the state
-    the page was built in, its text is what course/figure_text.py wrote, from the JSON and from the
+    the page was built in, its text is what course/site/figure_text.py wrote, from the JSON and from the
     live figure alike (so what a move shows is what Python would have written for that state)."""
     theme, found = survey
     if theme != "light":
@@ -371,7 +371,7 @@ def test_reduced_motion_turns_transitions_off(browser, site_url):
 
 
 def test_copy_buttons_are_named_in_korean(page, site_url):
-    """sphinx-copybutton has no Korean; course/static/a11y.js gives its buttons Korean names."""
+    """sphinx-copybutton has no Korean; course/site/static/a11y.js gives its buttons Korean names."""
     open_page(page, f"{site_url}/book/m04_naive.html")
     page.wait_for_selector("button.copybtn", state="attached")
     names = page.evaluate("""() => [...document.querySelectorAll('button.copybtn')].map(b =>

@@ -2,7 +2,7 @@
 site's index page, and the Korean descriptions of the JupyterLab widgets, without a browser.
 
 The built site's figures are read back from their HTML: each one's Korean name, description and
-tables must be exactly what course.figure_text makes of the figure's own JSON (so none is written by
+tables must be exactly what course.site.figure_text makes of the figure's own JSON (so none is written by
 hand); every description starts with the figure's point in one sentence (what a simulator shows
 now, which item is highest and lowest, where a curve bends), stays readable in length and carries no
 drawing-aid noise; every figure with data has its data as tables; series differ by more than colour.
@@ -17,7 +17,7 @@ from html.parser import HTMLParser
 import plotly.graph_objects as go
 import pytest
 
-from course import figure_text
+from course.site import figure_text
 from course.page import figure_html
 
 HANGUL = re.compile(r"[가-힣]")

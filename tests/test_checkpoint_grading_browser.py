@@ -1,4 +1,4 @@
-"""Checkpoint pages in Chromium, on a small local page with the site's two quiz scripts (no site build):
+"""Checkpoint pages in Chromium, on a small local page with the site's three quiz scripts (no site build):
 under checkpoint_grading: instructor the page collects the answers, says that the instructor grades them,
 shows no score and hands over a submission file that `grade` grades; under gating_unlock: instructor a
 pass on a page-graded checkpoint says that the instructor's code opens the next chapter."""
@@ -17,7 +17,7 @@ from site_probes import open_served
 
 pytestmark = pytest.mark.browser
 
-STATIC = Path(__file__).resolve().parent.parent / "course" / "static"
+STATIC = Path(__file__).resolve().parent.parent / "course" / "site" / "static"
 ORIGIN = "http://localhost:8766"          # localhost: a secure context, where WebCrypto exists
 BANK = load_bank(6)
 
@@ -25,7 +25,8 @@ BANK = load_bank(6)
 def page_html(settings, site: dict) -> str:
     return (f'<!DOCTYPE html><html lang="ko"><head><meta charset="utf-8"><title>모듈 6</title>'
             f"<script>window.COURSE_SETTINGS = {json.dumps(site, ensure_ascii=False)};</script>"
-            '<script src="checkpoint_lock.js"></script><script src="quiz.js"></script></head>'
+            '<script src="checkpoint_lock.js"></script><script src="quiz_rules.js"></script>'
+            '<script src="quiz.js"></script></head>'
             f"<body><main><article><h1>모듈 6</h1>{quiz_html(BANK, settings)}</article></main></body></html>")
 
 
@@ -37,7 +38,7 @@ def open_quiz(browser):
         context = browser.new_context(locale="ko-KR", accept_downloads=True)
         contexts.append(context)
         files = {"/quiz.html": (page_html(settings, site or settings.as_site_dict()), "text/html")}
-        for name in ("checkpoint_lock.js", "quiz.js"):
+        for name in ("checkpoint_lock.js", "quiz_rules.js", "quiz.js"):
             files["/" + name] = ((STATIC / name).read_text(encoding="utf-8"), "text/javascript")
         page = open_served(context, ORIGIN, files, "/quiz.html")
         page.wait_for_selector(".course-quiz[data-quiz-state='ready']")

@@ -25,8 +25,8 @@ from quiz_helpers import fill_lab_quiz, key_strings
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"
-LOCK_JS = ROOT / "course" / "static" / "checkpoint_lock.js"
-QUIZ_JS = ROOT / "course" / "static" / "quiz.js"
+LOCK_JS = ROOT / "course" / "site" / "static" / "checkpoint_lock.js"
+RULES_JS = ROOT / "course" / "site" / "static" / "quiz_rules.js"
 NODE = shutil.which("node")
 BANKS = load_all_banks(ROOT / "course" / "quiz" / "banks")
 CHECKPOINTS = tuple(sorted(load_settings().checkpoints))
@@ -100,7 +100,7 @@ def lock_js(tmp_path_factory):
              "code": [{"text": e, "spec": SPEC} for e in EXPRESSIONS], "blanks": blanks, "draws": draws, "locked": locked}
     path = tmp_path_factory.mktemp("lock") / "cases.json"
     path.write_text(json.dumps(cases, ensure_ascii=False), encoding="utf-8")
-    proc = subprocess.run([NODE, str(FIXTURES / "lock_harness.js"), str(LOCK_JS), str(QUIZ_JS), str(path)],
+    proc = subprocess.run([NODE, str(FIXTURES / "lock_harness.js"), str(LOCK_JS), str(RULES_JS), str(path)],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return cases, json.loads(proc.stdout)

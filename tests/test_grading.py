@@ -1,7 +1,7 @@
 """Grading rules (course.quiz.grading), the quiz display (course.quiz) and the JupyterLab widget.
 
 The case table tests/fixtures/grading_cases.json is shared with tests/test_quiz_js.py,
-which runs the same cases through quiz.js.
+which runs the same cases through quiz_rules.js.
 """
 import html
 import json

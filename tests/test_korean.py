@@ -165,12 +165,12 @@ def test_every_fact_with_a_particle_reads(chapter):
 def test_quiz_js_chooses_the_same_particles():
     node = shutil.which("node")
     if node is None:
-        pytest.skip("node is not installed; quiz.js's particles not checked")
+        pytest.skip("node is not installed; quiz_rules.js's particles not checked")
     cases = [[t, f] for t in ("7", "10", "11", "6", "9", "모듈 6 숙달 체크포인트", "타일", "블록", "75%", "Level 3")
              for f in ("과", "을", "은", "이", "으로")]
     script = ("const q = require(process.argv[1]); const cases = JSON.parse(process.argv[2]);"
               "console.log(JSON.stringify(cases.map(([t, f]) => q.withParticle(t, f))));")
-    out = subprocess.run([node, "-e", script, str(REPO / "course" / "static" / "quiz.js"), json.dumps(cases)],
+    out = subprocess.run([node, "-e", script, str(REPO / "course" / "site" / "static" / "quiz_rules.js"), json.dumps(cases)],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == [with_particle(t, f) for t, f in cases]

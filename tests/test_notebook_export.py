@@ -292,7 +292,7 @@ def test_config_names_the_repository_key_and_the_link_extension():
 
     config = yaml.safe_load((REPO / "_config.yml").read_text(encoding="utf-8"))
     assert "url" in config["repository"] and config["repository"].get("branch") == "main"
-    assert "course.colab_link" in config["sphinx"]["extra_extensions"]
+    assert "course.site.colab_link" in config["sphinx"]["extra_extensions"]
 
     class App:   # Jupyter Book fills in its own repository when _config.yml names none: no link then
         class config:

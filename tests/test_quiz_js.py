@@ -17,7 +17,7 @@ from course.quiz.submission import canonical_json, integrity_status, submission_
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"
-QUIZ_JS = ROOT / "course" / "static" / "quiz.js"
+RULES_JS = ROOT / "course" / "site" / "static" / "quiz_rules.js"
 CASES = json.loads((FIXTURES / "grading_cases.json").read_text(encoding="utf-8"))
 QUESTIONS = {name: question_from_dict(q) for name, q in CASES["questions"].items()}
 NODE = shutil.which("node")
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed; JS/
 
 @pytest.fixture(scope="module")
 def js():
-    proc = subprocess.run([NODE, str(FIXTURES / "quiz_harness.js"), str(QUIZ_JS), str(FIXTURES / "grading_cases.json")],
+    proc = subprocess.run([NODE, str(FIXTURES / "quiz_harness.js"), str(RULES_JS), str(FIXTURES / "grading_cases.json")],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
@@ -126,7 +126,7 @@ REAL_BANKS = ROOT / "course" / "quiz" / "banks"
 
 @pytest.fixture(scope="module")
 def variant_js(tmp_path_factory):
-    """quiz.js's presentedBank over the real checkpoints (locked pages) and a practice page of the same banks."""
+    """quiz_rules.js's presentedBank over the real checkpoints (locked pages) and a practice page of the same banks."""
     banks, learners = [], ["3f9c0a7d5e21b684", "0000000000000000", "a1"]
     real = load_all_banks(REAL_BANKS)
     for module in (6, 9):
@@ -144,7 +144,7 @@ def variant_js(tmp_path_factory):
     }
     path = tmp_path_factory.mktemp("variants") / "cases.json"
     path.write_text(json.dumps(cases, ensure_ascii=False), encoding="utf-8")
-    proc = subprocess.run([NODE, str(FIXTURES / "variant_harness.js"), str(QUIZ_JS), str(path)],
+    proc = subprocess.run([NODE, str(FIXTURES / "variant_harness.js"), str(RULES_JS), str(path)],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     return cases, json.loads(proc.stdout)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from course.sphinx_ext import PLOTLY_BUNDLE
+from course.site.extension import PLOTLY_BUNDLE
 
 pytestmark = pytest.mark.browser
 
@@ -70,7 +70,7 @@ def test_the_plotly_bundle_carries_every_trace_type_the_figures_draw(page, site_
 
 
 def test_a_slider_changes_a_figure(page, site_url, site_dir):
-    """Find a figure with a slider, drag its control (shown above the plot, course/static/figures.js)
+    """Find a figure with a slider, drag its control (shown above the plot, course/site/static/figures.js)
     to its last step with the mouse, and see the plotted data, plotly's own slider and the title change."""
     for rel in site_pages(site_dir):
         page.goto(f"{site_url}/{rel}", wait_until="load")

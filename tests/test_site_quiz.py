@@ -89,11 +89,12 @@ def take_quiz(page, bank, right_ids):
 
 
 def watch_quiz_errors(page):
-    """Errors raised or logged by quiz.js on this page (the theme's own console noise,
-    which conftest's page.console_errors also collects, is not this test's concern)."""
+    """Errors raised or logged by the quiz's scripts (quiz_rules.js, quiz.js) on this page (the theme's own
+    console noise, which conftest's page.console_errors also collects, is not this test's concern)."""
     errors = []
-    page.on("pageerror", lambda e: "quiz.js" in (e.stack or "") and errors.append(str(e)))
-    page.on("console", lambda m: m.type == "error" and "quiz.js" in (m.location or {}).get("url", "")
+    ours = ("quiz_rules.js", "quiz.js")
+    page.on("pageerror", lambda e: any(name in (e.stack or "") for name in ours) and errors.append(str(e)))
+    page.on("console", lambda m: m.type == "error" and any(name in (m.location or {}).get("url", "") for name in ours)
             and errors.append(m.text))
     return errors
 
@@ -269,6 +270,7 @@ def test_newer_progress_is_never_overwritten(page, site_url):
 def synthetic_gate_page(page, site_url, policy):
     """A page on the site's origin with a gate, for the policies the build does not use."""
     page.goto(chapter_url(site_url, 6))
+    rules_js = page.locator('script[src*="quiz_rules.js"]').first.get_attribute("src")
     quiz_js = page.locator('script[src*="quiz.js"]').first.get_attribute("src")
     base = page.url.rsplit("/", 1)[0]
     settings = {"gating_policy": policy,
@@ -276,7 +278,8 @@ def synthetic_gate_page(page, site_url, policy):
                 "gates": {"7": "6"}, "pages": {"6": "m06_tiling"}}
     body = ("<!doctype html><html><head><meta charset='utf-8'>"
             f"<script>window.COURSE_SETTINGS = {json.dumps(settings)};</script>"
-            f"<script src='{quiz_js}'></script></head><body><main><article class='bd-article'><section>"
+            f"<script src='{rules_js}'></script><script src='{quiz_js}'></script></head>"
+            "<body><main><article class='bd-article'><section>"
             "<h1>모듈 7</h1><div class='cell'><div class='cell_output'>"
             "<div class='course-gate' data-module='7' data-requires='6'></div></div></div>"
             "<p id='body-text'>본문</p><section><h2>절</h2><p>더</p></section></section></article></main></body></html>")

@@ -156,11 +156,11 @@ def test_a_new_module_is_one_syllabus_entry_plus_its_own_files(tmp_path):
         from course.quiz.bank import available_modules, load_bank
         from course.facts import verify
         from course.settings import load_settings
-        from course import sphinx_ext
+        from course.site import extension
         s = load_settings()
         report = verify(13)
         app = SimpleNamespace(config=SimpleNamespace(course_settings={"gating_policy": "strict"}))
-        site = json.loads(sphinx_ext._settings_script(app).split("=", 1)[1].rstrip(";"))
+        site = json.loads(extension._settings_script(app).split("=", 1)[1].rstrip(";"))
         print(json.dumps({
             "numbers": list(syllabus.load().numbers),
             "page": s.page(13), "gate": s.required_module(13),

@@ -181,7 +181,7 @@ def test_javascript_verifies_what_python_signs_and_nothing_else(keys, tmp_path):
         assert unlock.verify_code(case["key"], case["course"], case["module"], case["student"], case["code"]) == ok
     script = tmp_path / "run.js"
     script.write_text(NODE_SCRIPT, encoding="utf-8")
-    proc = subprocess.run([node, str(script), str(REPO / "course" / "static" / "unlock.js")], input=json.dumps(cases),
+    proc = subprocess.run([node, str(script), str(REPO / "course" / "site" / "static" / "unlock.js")], input=json.dumps(cases),
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)

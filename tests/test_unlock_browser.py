@@ -1,6 +1,6 @@
-"""A code the instructor's CLI signs opens a gated chapter in Chromium (WebCrypto, course/static/unlock.js
+"""A code the instructor's CLI signs opens a gated chapter in Chromium (WebCrypto, course/site/static/unlock.js
 through quiz.js's applyGates), and nothing stored by hand does: not a forged code, not a flag, not a
-passing score in the progress. A tiny local page with the site's two scripts; no site build needed."""
+passing score in the progress. A tiny local page with the site's gate scripts; no site build needed."""
 import json
 from pathlib import Path
 
@@ -16,7 +16,7 @@ from site_probes import open_served  # noqa: E402
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parent.parent
-STATIC = REPO / "course" / "static"
+STATIC = REPO / "course" / "site" / "static"
 ORIGIN = "http://localhost:8765"          # localhost: a secure context, where WebCrypto exists
 COURSE = "GPU 행렬 곱셈 최적화: SGEMM"
 PASSING = {"schema": "sgemm-course-progress", "schema_version": 1, "student": {},
@@ -28,7 +28,7 @@ def page_html(marker: str) -> str:
     settings = settings_from_dict(dict(default_settings(), gating_policy="strict")).as_site_dict()
     return (f'<!DOCTYPE html><html lang="ko"><head><meta charset="utf-8"><title>모듈 7</title>'
             f"<script>window.COURSE_SETTINGS = {json.dumps(settings, ensure_ascii=False)};</script>"
-            '<script src="quiz.js"></script><script src="unlock.js"></script></head>'
+            '<script src="quiz_rules.js"></script><script src="quiz.js"></script><script src="unlock.js"></script></head>'
             f'<body><main><article><h1>모듈 7</h1>{marker}<p id="secret">잠긴 본문</p></article></main></body></html>')
 
 
@@ -48,6 +48,7 @@ def open_page(browser):
         context = browser.new_context(locale="ko-KR")
         contexts.append(context)
         files = {"/gate.html": (page_html(marker), "text/html"),
+                 "/quiz_rules.js": ((STATIC / "quiz_rules.js").read_text(encoding="utf-8"), "text/javascript"),
                  "/quiz.js": ((STATIC / "quiz.js").read_text(encoding="utf-8"), "text/javascript"),
                  "/unlock.js": ((STATIC / "unlock.js").read_text(encoding="utf-8"), "text/javascript")}
         page = open_served(context, ORIGIN, files, "/gate.html")

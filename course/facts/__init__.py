@@ -30,7 +30,7 @@ contain a declared quote whose claims hold (and every quote to be in the text), 
 the build until the text follows.
 
 A claims function is not run when the module is imported; ``verify(module)`` runs them all (the test
-suite, tests/test_chapter_facts.py, and the site build, course/sphinx_ext.py), so a re-recording that
+suite, tests/test_chapter_facts.py, and the site build, course/site/extension.py), so a re-recording that
 contradicts a sentence stops the build instead of publishing a false sentence.
 """
 from __future__ import annotations

@@ -2,7 +2,7 @@
 each with the records that support it. The simulators compute the models (sims.banks, sims.warp_tiling,
 sims.roofline, kernels.devices); the records are book/data/profiles.json, benchmarks.json,
 source_stalls.json and the SASS record. The claims check that each model still agrees with the records, so
-a re-recording that breaks a model stops the build (course/sphinx_ext.py) and tests/test_models.py.
+a re-recording that breaks a model stops the build (course/site/extension.py) and tests/test_models.py.
 """
 from __future__ import annotations
 
