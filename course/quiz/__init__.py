@@ -3,8 +3,8 @@
     banks/            one YAML bank per module (banks/SCHEMA.md describes the format)
     bank              loading a bank, strict validation, the student view and the key
     variants          checkpoint variants: parameters drawn per attempt, keys from a small formula
-    shuffle           the seeded choice order (the site's quiz.js draws the same one)
-    grading           the grading rules (quiz.js implements the same rules)
+    shuffle           the seeded choice order (the site's quiz_rules.js draws the same one)
+    grading           the grading rules (the site's quiz_rules.js implements the same rules)
     submission        the submission file format and its integrity digest
     progress          the learner's progress file (atomic, locked, recoverable)
     checkpoint_lock   a checkpoint page's payload without its key (digests, or no grading data at all)

@@ -12,9 +12,10 @@ Modules:
                  shuffle and variant rules, no DOM), quiz.js (the quiz widget, progress and gates on the page),
                  checkpoint_lock.js, unlock.js, figures.js, a11y.js, *.css
 
-What it may import: the standard library, Sphinx and myst-nb (inside the extensions' functions), course.syllabus,
-course.settings, course.toc, course.facts (the build checks the chapters' claims), the notebook export (for the
-Colab links) and the quiz package's pure modules; never kernels/ or course.autograder. figure_text imports only the
-standard library, because course.page (which writes every figure's text into the page) imports it; this file
-imports nothing, so that importing figure_text loads no Sphinx code.
+What it may import: the standard library, Sphinx and myst-nb (inside the extensions' functions),
+course.syllabus, course.settings, course.toc, course.facts (the build checks the chapters' claims),
+course.notebook.export (for the Colab links) and the quiz package's pure modules; never kernels/ itself (the
+facts read the records through it) or course.autograder. figure_text imports only the standard library,
+because course.page (which writes every figure's text into the page) imports it; this file imports nothing,
+so that importing figure_text loads no Sphinx code.
 """
