@@ -96,7 +96,7 @@ gpu-test: $(GPU_STAMP)
 record: $(GPU_STAMP)
 	CUPY_TF32=0 $(PY) -m kernels record
 
-# Level 7's shape zoo: every level and cuBLAS on the shapes of issue 25 (book/data/shapes.json).
+# Level 7's shape zoo: every level and cuBLAS on the zoo's shapes (kernels/level7_model.ZOO; book/data/shapes.json).
 record-shapes: $(GPU_STAMP)
 	CUPY_TF32=0 $(PY) tools/record_shapes.py
 

@@ -1,4 +1,4 @@
-"""No stale absence (issue 23): a sentence that says something was not measured, not recorded or has no data
+"""No stale absence: a sentence that says something was not measured, not recorded or has no data
 is a claim about the records, and goes stale silently when a record is added.
 
 Every such sentence in a chapter's prose (code cells are not prose) and in its quiz bank (every string of

@@ -442,7 +442,7 @@ def test_recorded_choice_order_is_checked_against_its_seed(tmp_path):
     assert problems["broken.json"]["kind"] == "malformed" and "presentation" in problems["broken.json"]["reason"]
 
 
-# ---------------------------------------------------------------- one file never stops the run (issue 21)
+# ---------------------------------------------------------------- one file never stops the run
 
 def crafted_folder(tmp_path):
     """The crafted files of the issue, and two honest submissions beside them."""

@@ -1,4 +1,4 @@
-"""One model per concept (issue 23): the appendix page "하드웨어 모델" (book/appendix/models.md) states each model
+"""One model per concept: the appendix page "하드웨어 모델" (book/appendix/models.md) states each model
 of the hardware once, and the simulators compute the same models.
 
 Checked here, without a GPU: the page's six sections and their labels; every value the page shows resolves to a
