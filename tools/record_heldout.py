@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
+import statistics
 import os
 import sys
 import time
@@ -105,7 +105,7 @@ def summary(rows: list[dict]) -> dict:
     mem = [r for r in timed if r["memory_bound"]]
     out = {
         "shapes": len(timed),
-        "geomean_of_cublas": math.exp(sum(math.log(v) for v in ratios) / len(ratios)),
+        "geomean_of_cublas": statistics.geometric_mean(ratios),
         "worst_of_cublas": worst["of_cublas"], "worst_shape": [worst["M"], worst["N"], worst["K"]],
         "near_cublas": NEAR_CUBLAS, "share_near_cublas": sum(v >= NEAR_CUBLAS for v in ratios) / len(ratios),
         "regret_shapes": len(regrets),
@@ -117,7 +117,7 @@ def summary(rows: list[dict]) -> dict:
     if mem:
         fractions = [r["dram_fraction"] for r in mem]
         out["memory_bound_dram_fraction_min"] = min(fractions)
-        out["memory_bound_dram_fraction_geomean"] = math.exp(sum(math.log(v) for v in fractions) / len(fractions))
+        out["memory_bound_dram_fraction_geomean"] = statistics.geometric_mean(fractions)
     if regrets:
         out["regret_worst_shape"] = next([r["M"], r["N"], r["K"]] for r in timed if r.get("regret") == max(regrets))
     return out

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import re
 import statistics
@@ -129,7 +128,7 @@ def summary(rows: list[dict], peak: float) -> dict:
     ratios = {s: l7[s]["pct_cublas"] / 100 for s in model.ZOO if s in l7 and "pct_cublas" in l7[s]}
     if not ratios:
         return {}
-    geomean = math.exp(sum(math.log(v) for v in ratios.values()) / len(ratios))
+    geomean = statistics.geometric_mean(ratios.values())
     big = l7.get((8192, 8192, 8192), {})
     return {
         "level7_over_cublas": {f"{M}x{N}x{K}": v for (M, N, K), v in ratios.items()},

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
+import statistics
 import os
 import sys
 import time
@@ -280,7 +280,7 @@ def report(f: dict, picked: list[dict]) -> None:
         pick = f"{c['model']['tile']}/{c['model']['split']} {c['model']['pct_cublas']:.0f}%"
         over = f"{c['model_overall']['tile']}/{c['model_overall']['split']}"
         print(f"{shape:>18} {best:>22} {pick:>22} {c['regret']:7.3f} {over:>16}")
-    geo = math.exp(sum(math.log(c["model"]["pct_cublas"] / 100) for c in picked) / len(picked))
+    geo = statistics.geometric_mean(c["model"]["pct_cublas"] / 100 for c in picked)
     print(f"geometric mean of the model's picks: {geo:.3f} of cuBLAS")
 
 

@@ -19,6 +19,7 @@ import json
 from course.facts.m10_core import benchmark_record, f
 from kernels import timing
 from kernels.record import DATA_DIR
+from sims.shape_waves import shape_text
 
 PROTOCOLS_FILE = "timing_protocols.json"
 MISSING = "(기록 없음)"
@@ -51,10 +52,6 @@ def protocol_rows(record: dict) -> dict[tuple, dict[str, dict]]:
             out[shape][name] = {"level7_ms": e["level7_ms"], "cublas_ms": e["cublas_ms"],
                                 "speed": e["cublas_ms"] / e["level7_ms"]}
     return out
-
-
-def shape_text(M: int, N: int, K: int) -> str:
-    return f"{M}³" if M == N == K else f"{M}×{N}×{K}"
 
 
 def change_phrase(before: float, after: float, final: bool = True) -> str:

@@ -91,11 +91,6 @@ def is_stream(choice) -> bool:
     return _key(choice)[0].startswith("stream")
 
 
-def geomean(values) -> float:
-    values = list(values)
-    return math.exp(sum(math.log(v) for v in values) / len(values))
-
-
 def shape_of(row: dict) -> tuple:
     return (row["M"], row["N"], row["K"])
 
@@ -131,14 +126,14 @@ def heldout_numbers(record: dict, tuning_record: dict) -> dict:
     cb_frac = {shape_of(r): r["bytes_min"] / (r["cublas_ms"] * 1e-3) / (dram * 1e9) for r in mb}
     ridge = peak_gflops(record) / dram
     return {
-        "n": len(rows), "n_regret": len(regret), "geomean": geomean(speed.values()), "worst": speed[worst], "worst_shape": worst,
+        "n": len(rows), "n_regret": len(regret), "geomean": statistics.geometric_mean(speed.values()), "worst": speed[worst], "worst_shape": worst,
         "best": speed[best], "best_shape": best, "n_faster": sum(v >= 1 for v in speed.values()),
         "n_near": sum(v >= PASS_SHARE for v in speed.values()),
         "regret_mean": statistics.fmean(regret.values()), "regret_max": regret[worst_regret],
         "regret_max_shape": worst_regret, "n_regret_zero": sum(v <= 1e-9 for v in regret.values()),
         "fit_regret_mean": statistics.fmean(fitted), "fit_regret_max": max(fitted),
         "check_regret_mean": statistics.fmean(v - 1 for v in regret_unseen.values()),
-        "mb_n": len(mb), "mb_geomean": geomean(speed[shape_of(r)] for r in mb) if mb else float("nan"),
+        "mb_n": len(mb), "mb_geomean": statistics.geometric_mean(speed[shape_of(r)] for r in mb) if mb else float("nan"),
         "mb_frac_min": min(frac.values()) if mb else float("nan"),
         "mb_frac_max": max(frac.values()) if mb else float("nan"),
         "mb_frac_median": statistics.median(frac.values()) if mb else float("nan"),
@@ -477,7 +472,7 @@ def review_memory_end_sentences(check):
           and sum(r["cublas_ms"] / r["level7_ms"] < 1 for r in ones) > len(ones) / 2,
           "본문: 한 행(M = 1이나 N = 1)에서는 cuBLAS도 잰 대역폭의 80% 넘게 쓰고, Level 7은 70% 넘게 쓰지만 대부분 cuBLAS보다 조금 느리다")
     check(multi and max(frac(r, "cublas_ms") for r in multi) < 0.6
-          and geomean(r["cublas_ms"] / r["level7_ms"] for r in multi) > 1.2,
+          and statistics.geometric_mean(r["cublas_ms"] / r["level7_ms"] for r in multi) > 1.2,
           "본문: 8행과 16행에서는 cuBLAS가 잰 대역폭의 60%에도 못 미치고, Level 7이 평균으로 앞선다")
     eights = _side_rows(heldout, 8)
     check(sixteens and eights and max(frac(r) for r in sixteens) < min(frac(r) for r in ones)

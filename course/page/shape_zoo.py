@@ -12,7 +12,7 @@ instead of a CUDA error.
 from __future__ import annotations
 
 import json
-import math
+import statistics
 from dataclasses import dataclass, field
 
 from kernels.record import DATA_DIR
@@ -42,7 +42,7 @@ class ZooResults:
     @property
     def geomean(self) -> float:
         ratios = [r["ratio"] for r in self.rows if r.get("ratio")]
-        return math.exp(sum(math.log(x) for x in ratios) / len(ratios)) if ratios else float("nan")
+        return statistics.geometric_mean(ratios) if ratios else float("nan")
 
 
 def recorded_rows() -> tuple[list, dict]:
