@@ -106,9 +106,14 @@ def peak_gflops(record: dict) -> float:
         return float(record["peak_gflops"])
     from kernels import level7_model as model
 
-    name = next(n for n in devices.PROFILES if n.replace("-", " ") in record["device"].replace("-", " "))
-    limits = devices.profile(name)
+    limits = record_limits(record)
     return model.sm_peak_gflops(limits) * limits.sm_count
+
+
+def record_limits(record: dict) -> devices.DeviceLimits:
+    """The listed GPU profile a record was made on (its device name, e.g. "NVIDIA H100 80GB HBM3" -> H100)."""
+    name = next(n for n in devices.PROFILES if n.replace("-", " ") in record["device"].replace("-", " "))
+    return devices.profile(name)
 
 
 def heldout_numbers(record: dict, tuning_record: dict) -> dict:
@@ -410,7 +415,7 @@ def _stream_predictions(row) -> dict:
     """The model's predicted time (us) of the streaming path cut into K slices (split > 1) at a held-out row's
     shape, on the listed GPU the record was made on, by split."""
     from kernels import level7_model as model
-    limits = devices.profile(heldout["device"].split()[-1])
+    limits = record_limits(heldout)
     return {p.split: p.total_us for p in model.predictions(*shape_of(row), limits)
             if p.is_stream and p.split > 1}
 
@@ -504,7 +509,7 @@ def review_memory_end_sentences(check):
           and min(preds, key=preds.get) == t["choice"]["split"] and min(times, key=times.get) != t["choice"]["split"],
           "본문: 그 모양에서 모델은 split 2–16을 적힌 비율(15% 미만) 안에서 비슷하다고 보고 split 8을 가장 빠르다고 "
           "보지만, 잰 시간은 split에 따라 적힌 비율(15% 이상)보다 더 오르내리고 가장 빠른 것은 다른 split이다")
-    limits = devices.profile(heldout["device"].split()[-1])
+    limits = record_limits(heldout)
     now = {shape_of(r): model.choose(*shape_of(r), limits) for r in timed_rows(heldout)}
     check(all((now[shape_of(r)].candidate.tile.name, now[shape_of(r)].split) == (r["choice"]["tile"], r["choice"]["split"])
               for r in timed_rows(heldout)),
