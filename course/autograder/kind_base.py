@@ -7,12 +7,10 @@ checked on (planned on the CPU, so tests see them without a GPU), what the learn
 terms, and, in the worker subprocess, how the learner's kernel is launched on a case and what the right
 result is.
 
-Imports only course.autograder.signatures: the kinds' modules sit below the schema, which validates
-against them.
+Imports nothing from the package: the kinds' modules sit below the schema, which validates against them
+(and writes a signature out with course.autograder.signatures, from the kind's `signature` and `read_only`).
 """
 from __future__ import annotations
-
-from course.autograder.signatures import signature_text
 
 
 class ExerciseKind:
@@ -31,9 +29,6 @@ class ExerciseKind:
     def reference_ok(self, name) -> bool:
         """Whether checks.speed.reference names a kernel this kind can be timed against."""
         raise NotImplementedError
-
-    def signature_text(self, entry: str) -> str:
-        return signature_text(self.signature, entry, self.read_only)
 
     # ------------------------------------------------------------------ the cases (CPU)
     def correctness_cases(self, spec, seed: int = 0) -> list:
