@@ -214,10 +214,15 @@ def ai_block_global(bm, bn) -> float:
     return bm * bn / (2 * (bm + bn))
 
 
+def compulsory_bytes(m, n, k) -> int:
+    """The least DRAM traffic of an SGEMM: A and B read once, C written once (model (iv)'s denominator)."""
+    m, n, k = (require_int_in_range(v, name, 1) for v, name in ((m, "M"), (n, "N"), (k, "K")))
+    return BYTES_PER_FLOAT * (m * k + k * n + m * n)
+
+
 def ai_compulsory(m, n, k) -> float:
     """Model (iv): every operand read once and C written once."""
-    m, n, k = (require_int_in_range(v, name, 1) for v, name in ((m, "M"), (n, "N"), (k, "K")))
-    return 2 * m * n * k / (BYTES_PER_FLOAT * (m * k + k * n + m * n))
+    return 2 * m * n * k / compulsory_bytes(m, n, k)
 
 
 def ai_measured_dram(m, n, k, dram_bytes) -> float:

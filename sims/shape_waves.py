@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from kernels import devices
 from kernels import level7_model as model
+from sims import roofline
 from korean_text import with_particle
 from sims._common import SimInputError, error_figure, live_widget, require, require_int_in_range
 
@@ -161,8 +162,8 @@ def roofline_end(M, N, K, device: str = "H100") -> RoofEnd:
     found = model.predictions(M, N, K, limits)
     bandwidth = model.dram_gbs(limits)
     peak = model.sm_peak_gflops(limits) * limits.sm_count
-    need = 4 * (M * K + K * N + M * N)
-    return RoofEnd(2.0 * M * N * K / need, peak / bandwidth, bandwidth, need, need / (bandwidth * 1e3),
+    need = roofline.compulsory_bytes(M, N, K)
+    return RoofEnd(roofline.ai_compulsory(M, N, K), peak / bandwidth, bandwidth, need, need / (bandwidth * 1e3),
                    2.0 * M * N * K / (peak * 1e3), next((p for p in found if is_tile(p)), None),
                    next((p for p in found if not is_tile(p)), None))
 

@@ -30,6 +30,7 @@ os.environ.setdefault("CUPY_TF32", "0")
 
 from kernels import bench, check, level7, record, timing  # noqa: E402
 from kernels import level7_model as model  # noqa: E402
+from sims import roofline  # noqa: E402
 from kernels.device import info  # noqa: E402
 from level7_forms import describe, label, launch_for  # noqa: E402
 
@@ -46,8 +47,8 @@ DRAM_COPY_BYTES = timing.COPY_BYTES
 # --------------------------------------------------------------------------- pure parts (CPU tests)
 
 def bytes_min(M: int, N: int, K: int) -> int:
-    """Bytes any GEMM must move at least: A and B read once, C written once (4-byte floats)."""
-    return 4 * (M * K + K * N + M * N)
+    """Bytes any GEMM must move at least: A and B read once, C written once (the roofline's compulsory bytes)."""
+    return roofline.compulsory_bytes(M, N, K)
 
 
 def memory_bound(M: int, N: int, K: int, peak_gflops: float, dram_gbs: float) -> bool:

@@ -21,7 +21,7 @@ from course.facts import Facts, quiz_text
 from kernels import level7_model as model
 from kernels.devices import profile as device_profile
 from kernels.record import DATA_DIR, REPO_ROOT
-from sims import shape_waves
+from sims import roofline, shape_waves
 
 f = Facts("m12")
 
@@ -866,7 +866,7 @@ def quiz_numbers(check):
           "퀴즈 q01: Level 7은 같은 모양에서 cuBLAS의 약 95% (Level 6의 다섯 배 넘게), 기록된 GPU는 H200")
     from course.facts.models import f as models_facts
     m, n, k = M128
-    intensity = 2 * m * n * k / (4 * (m * k + k * n + m * n))
+    intensity = roofline.ai_compulsory(m, n, k)
     ridge = float(str(models_facts.ridge))
     check(f"약 {intensity:.0f} FLOP" in q1 and f"약 {ridge:.0f} FLOP/B" in q1 and intensity > 2 * ridge
           and str(models_facts.device).endswith("H200"),

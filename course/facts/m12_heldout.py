@@ -20,6 +20,7 @@ import statistics
 from course.facts.m12_core import _load, f, regret_unseen, shape_label, tuning
 from kernels.record import REPO_ROOT
 from kernels import devices
+from sims import roofline
 
 HELDOUT_FILE = "level7_heldout.json"
 MISSING = "(기록 없음)"
@@ -49,9 +50,9 @@ def _pairs(shape: tuple) -> tuple:
 
 
 def intensity(M: int, N: int, K: int) -> float:
-    """FLOP per byte of the bytes an SGEMM must move at least (A and B read once, C written once):
-    2MNK / 4(MK + KN + MN) = (M / 2) / (1 + M/N + M/K)."""
-    return 2.0 * M * N * K / (4.0 * (M * K + K * N + M * N))
+    """The course's compulsory-traffic intensity (models page, model (iv)): 2MNK / 4(MK + KN + MN)
+    = (M / 2) / (1 + M/N + M/K)."""
+    return roofline.ai_compulsory(M, N, K)
 
 
 def crossover_m(ridge: float, N: int = LAYER[0], K: int = LAYER[1]) -> int:
