@@ -103,7 +103,7 @@ def explain(p: model.Prediction) -> str:
     c = p.candidate
     reduce = f" + 리덕션 {p.reduce_us:,.1f} µs = {p.total_us:,.1f} µs" if p.split > 1 else ""
     form = (f"{c.tile.name} 타일(BK {c.BK}, 스테이지 {c.STAGES}개)" if is_tile(p) else
-            f"{path_name(p)} 스트리밍 경로(K 묶음 {getattr(c, 'BK', '?')})")
+            f"{path_name(p)} 스트리밍 경로(K 묶음 {c.BK})")
     return (f"{form} × split {p.split}: 블록 {p.tiles_m}×{p.tiles_n}×{p.split} = "
             f"{p.blocks:,}개, 동시 자리 {c.resident}/SM × SM = {p.slots:,}개, 웨이브 {p.waves}개 (자리 {100 * p.wave_fill:.0f}% 사용), "
             f"예측 GEMM {p.gemm_us:,.1f} µs{reduce}")
@@ -150,8 +150,8 @@ def is_tile(p) -> bool:
 
 
 def path_name(p) -> str:
-    cand = p.candidate
-    return getattr(getattr(cand, "tile", None), "name", None) or getattr(cand, "name", None) or str(cand)
+    """The tile's or the streaming form's name ("128x256", "stream-B"): every candidate carries its tile."""
+    return p.candidate.tile.name
 
 
 def roofline_end(M, N, K, device: str = "H100") -> RoofEnd:
