@@ -420,7 +420,7 @@ def _correctness_message(diagnosis: str, example: dict, bad: list, outcomes: lis
                 "그리드가 C 전체를 덮는지(grid의 x·y와 행·열의 대응), 스레드가 맡은 원소를 모두 쓰는지 확인하세요."
                 + _element(example))
     err = f", 상대 오차 {example['rel_error']:.1e} (허용 1e-05)" if example.get("rel_error") is not None else ""
-    return (f"{where}{err}: {kinds.of(spec).values_against_ko} 값이 다릅니다 (wrong values)."
+    return (f"{where}{err}: {with_particle(kinds.of(spec).reference_name_ko, '와')} 값이 다릅니다 (wrong values)."
             f"{_element(example)}{_values_hint(bad, outcomes, spec)}")
 
 

@@ -49,7 +49,6 @@ class ExerciseKind:
 
     # ------------------------------------------------------------------ what the learner reads
     reference_name_ko: str = ""     # what the result is compared with, e.g. "cuBLAS"
-    values_against_ko: str = ""     # the same with its particle, as "wrong values" says it ("cuBLAS와")
     tight_rows_hint_ko: str = ""    # a case wrong only with padded rows: which strides to use
     hazard_sizes_ko: str = ""       # the sanitizer's cases on the card ("작은 크기")
     operands_ko: str = ""           # what the size limit counts, on the card

@@ -32,7 +32,6 @@ class Sgemm(ExerciseKind):
     read_only = ("A", "B")
     reference_text_ko = "kernels 레지스트리의 커널 이름"
     reference_name_ko = "cuBLAS"
-    values_against_ko = "cuBLAS와"
     tight_rows_hint_ko = (" 같은 경우를 행 여백 없이(ld = 열 수) 다시 실행하면 맞습니다: 행 주소를 K나 N이 아니라 각자의 선행 "
                           "차원(leading dimension)으로 계산하세요 (A는 lda, B는 ldb, C는 ldc).")
     hazard_sizes_ko = "작은 크기(k 타일 하나뿐인 경우 포함)"
