@@ -80,6 +80,18 @@ def compare(C, ref) -> tuple[float, float, int]:
     return err, max_abs, non_finite
 
 
+def poisoned_run(run, C, ref) -> tuple[float, int]:
+    """Fill C with NaN, call `run()` (which writes C with beta = 0), compare C with `ref`: (the relative error,
+    NaN when any output is NaN/Inf; how many are). A NaN left is an element the kernel never wrote: the check
+    every tool makes on one operand copy before it times a kernel."""
+    import cupy
+
+    C.fill(cupy.nan)
+    run()
+    err, _, non_finite = compare(C, ref)
+    return (float("nan") if non_finite else err), non_finite
+
+
 def check(name: str, M: int, N: int, K: int, alpha: float = 1.0, beta: float = 0.0,
           seed: int = 0, ld_pad: int = 0, offset: int = 0, transposed: bool = False) -> CheckResult:
     """Run one kernel on fresh random inputs and compare with cuBLAS.

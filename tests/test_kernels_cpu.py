@@ -446,3 +446,28 @@ def test_bad_architecture_name_is_refused():
 
     with pytest.raises(CompileError, match="sm_80"):
         compiler.compile_cubin("sgemm_naive.cu", "hopper")
+
+
+def test_poisoned_run_poisons_before_the_run_and_reports_unwritten_elements(monkeypatch):
+    """check.poisoned_run (the tools' check before timing): C is NaN-filled before the kernel runs, and an
+    output the kernel left NaN turns the relative error into NaN and is counted."""
+    pytest.importorskip("cupy")
+    from kernels import check
+
+    events, unwritten = [], [0]
+
+    class FakeC:
+        def fill(self, value):
+            events.append(("fill", value != value))   # NaN is the only value unequal to itself
+
+    def compare(C, ref):
+        events.append(("compare", ref))
+        return 1e-7, 0.0, unwritten[0]
+
+    monkeypatch.setattr(check, "compare", compare)
+    C = FakeC()
+    assert check.poisoned_run(lambda: events.append(("run",)), C, "ref") == (1e-7, 0)
+    assert events == [("fill", True), ("run",), ("compare", "ref")]
+    unwritten[0] = 3                                  # three outputs the kernel never wrote
+    err, bad = check.poisoned_run(lambda: None, C, "ref")
+    assert bad == 3 and err != err

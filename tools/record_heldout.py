@@ -144,16 +144,6 @@ def dram_bandwidth() -> tuple[float, timing.Timing]:
     return timing.copy_bandwidth(DRAM_COPY_BYTES)
 
 
-def _checked(fn, C, ref) -> float:
-    """Run fn once with C poisoned; the relative error (NaN when any output is NaN/Inf)."""
-    import cupy
-
-    C.fill(cupy.nan)
-    fn()
-    err, _, bad = check.compare(C, ref)
-    return float("nan") if bad else err
-
-
 def sweep_shape(M: int, N: int, K: int, copies: list, ref, limits, bandwidth: float) -> dict:
     """Every option the model weighs for this shape (within SWEEP_FACTOR), checked then timed together."""
     found = model.predictions(M, N, K, limits, bandwidth)
@@ -167,7 +157,7 @@ def sweep_shape(M: int, N: int, K: int, copies: list, ref, limits, bandwidth: fl
         except Exception as exc:   # an option the launcher refuses is recorded, not fatal
             refused.append({"option": name, "why": str(exc)[:200]})
             continue
-        err = _checked(runs[0], copies[0][2], ref)
+        err, _ = check.poisoned_run(runs[0], copies[0][2], ref)
         if not err < check.REL_TOLERANCE:
             wrong.append({"option": name, "rel_error": err})
             continue
@@ -185,7 +175,7 @@ def measure_shape(M: int, N: int, K: int, limits, bandwidth: float, dram_gbs: fl
     A0, B0, C0 = copies[0]
     ref = cupy.matmul(A0, B0)
     l7 = [level7.prepare(A, B, C) for A, B, C in copies]
-    err = _checked(l7[0], C0, ref)
+    err, _ = check.poisoned_run(l7[0], C0, ref)
     choice = l7[0].describe()
     if not err < check.REL_TOLERANCE:
         print(f"{M}x{N}x{K}: WRONG (rel. error {err:.1e})", flush=True)
