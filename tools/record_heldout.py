@@ -53,7 +53,7 @@ def bytes_min(M: int, N: int, K: int) -> int:
 
 def memory_bound(M: int, N: int, K: int, peak_gflops: float, dram_gbs: float) -> bool:
     """Below the ridge point: the shape's FLOPs per least byte are fewer than the GPU's peak FLOPs per byte."""
-    return 2.0 * M * N * K / bytes_min(M, N, K) < peak_gflops / dram_gbs
+    return roofline.ai_compulsory(M, N, K) < peak_gflops / dram_gbs
 
 
 def sweep_plan(found: list, factor: float = SWEEP_FACTOR) -> tuple[list, int]:
