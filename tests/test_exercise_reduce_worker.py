@@ -113,7 +113,7 @@ def test_the_solution_passes_every_case():
     (reads_c_beta_zero, "reads_c_with_beta_zero", ["beta = 0", "NaN"]),
     (slab_stride, "out_of_bounds", ["행 사이 여백", "out of bounds read"]),
     (edge_off_by_one, "out_of_bounds", ["out of bounds write"]),
-    (writes_workspace, "writes_inputs", ["입력 P", "P는 읽기만"]),
+    (writes_workspace, "writes_inputs", ["입력 P", "P는 읽기만", "— 입력 P를 바꿈."]),
     (at_most_eight_slabs, "wrong_values", ["wrong values", "S=19"]),
     (nan_slabs_skipped, "wrong_values", ["wrong values", "P에 NaN·±Inf 있음"]),
 ])

@@ -235,7 +235,7 @@ def test_a_correct_kernel_passes_every_case():
     (reads_c_always, "reads_c_with_beta_zero", ["NaN", "beta = 0"]),
     (skips_store_when_beta_zero, "unwritten_output", ["쓰지 않았습니다"]),
     (uninit_shared, "uninitialized_shared", ["공유 메모리", "0으로 채우면 맞습니다"]),
-    (writes_a, "writes_inputs", ["입력 A", "const float*"]),
+    (writes_a, "writes_inputs", ["입력 A", "const float*", "— 입력 A·B를 바꿈."]),
     (fitted_to_fixed_shapes, "wrong_values", ["wrong values"]),
     (k_off_by_one, "wrong_values", ["wrong values"]),
     (reads_past_a, "out_of_bounds", ["out of bounds read"]),

@@ -17,7 +17,7 @@ DIAGNOSES = {
     "unwritten_output": "C의 일부 원소를 쓰지 않음 (unwritten output)",
     "reads_c_with_beta_zero": "beta = 0인데 C를 읽음 (reads C with beta = 0)",
     "out_of_bounds": "행렬 밖의 메모리에 접근함 (out of bounds)",
-    "writes_inputs": "입력 A나 B에 씀 (writes to inputs)",
+    "writes_inputs": "읽기만 하는 입력(A·B 또는 P)에 씀 (writes to inputs)",
     "uninitialized_shared": "쓰지 않은 공유 메모리를 읽음 (uninitialized shared memory)",
     "race": "공유 메모리 경쟁 상태 (race)",
     "sync_error": "배리어 사용 오류 (sync error)",

@@ -299,7 +299,7 @@ _OUTCOME_DIAGNOSIS = {"oob_write": "out_of_bounds", "oob_read": "out_of_bounds",
                       "nondeterministic": "race"}
 _ORDER = ("out_of_bounds", "writes_inputs", "race", "uninitialized_shared", "reads_c_with_beta_zero", "unwritten_output",
           "wrong_values")
-OUTCOME_TEXT = {"oob_write": "행렬 밖에 씀", "oob_read": "행렬 밖을 읽음", "writes_inputs": "입력 A·B를 바꿈",
+OUTCOME_TEXT = {"oob_write": "행렬 밖에 씀", "oob_read": "행렬 밖을 읽음", "writes_inputs": "입력 {inputs} 바꿈",
                 "uninitialized_shared": "쓰지 않은 공유 메모리를 읽음",
                 "fill_dependent": "실행 전 공유 메모리의 내용에 따라 결과가 달라짐", "reads_c": "beta = 0인데 C를 읽음",
                 "unwritten": "C의 일부를 쓰지 않음", "wrong_values": "값이 다름",
@@ -341,9 +341,14 @@ def judge_outcomes(spec: ExerciseSpec, outcomes: list, seed: int, device: str = 
     example = next(c for c in bad if _OUTCOME_DIAGNOSIS[c["outcome"]] == diagnosis)
     first = bad[0]
     head = (f"{len(outcomes)}가지 중 {len(bad)}가지에서 틀립니다. 처음 틀린 경우: {outcomes.index(first) + 1}번째 "
-            f"{kinds.of(spec).shape_text(first, spec)} — {OUTCOME_TEXT[first['outcome']]}.")
+            f"{kinds.of(spec).shape_text(first, spec)} — {_outcome_text(first['outcome'], spec)}.")
     return CheckResult.failed("correctness", diagnosis,
                               head + " " + _correctness_message(diagnosis, example, bad, outcomes, spec), **details)
+
+
+def _outcome_text(outcome: str, spec: ExerciseSpec) -> str:
+    """OUTCOME_TEXT of an outcome, the inputs named as the exercise's kind has them ("A·B", "P")."""
+    return OUTCOME_TEXT[outcome].format(inputs=with_particle("·".join(kinds.of(spec).read_only), "를"))
 
 
 def _strides_name(spec: ExerciseSpec) -> str:
