@@ -98,7 +98,7 @@ def test_option_labels_name_tile_ring_and_split():
     assert forms.label(p) == f"{c.tile.name} BK{c.BK}x{c.STAGES} split {p.split}"
     d = forms.describe(p)
     assert (d["tile"], d["split"], d["BK"], d["STAGES"]) == (c.tile.name, p.split, c.BK, c.STAGES)
-    assert forms.is_tile(p)
+    assert not p.is_stream
 
 
 # ----------------------------------------------------------------------------- the record (once it exists)

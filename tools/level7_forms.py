@@ -10,26 +10,16 @@ from __future__ import annotations
 from kernels import launch, level7, registry
 
 
-def option_name(p) -> str:
-    """The name of the path a prediction stands for: the tile, or the streaming path's name."""
-    return p.candidate.tile.name
-
-
 def label(p) -> str:
-    """One prediction's label in tables and records: path, ring (K tile x stages), split."""
-    cand = p.candidate
-    return f"{option_name(p)} BK{cand.BK}x{cand.STAGES} split {p.split}"
+    """One prediction's label in tables and records: its candidate's name (path, ring: K tile x stages), split."""
+    return f"{p.candidate.name} split {p.split}"
 
 
 def describe(p) -> dict:
     """The prediction's choice as a record holds it (the keys of ShapeAwareLaunch.describe that it knows)."""
     cand = p.candidate
-    return {"tile": option_name(p), "split": p.split, "label": label(p), "predicted_us": p.total_us,
+    return {"tile": cand.tile.name, "split": p.split, "label": label(p), "predicted_us": p.total_us,
             "BK": cand.BK, "STAGES": cand.STAGES, "resident": cand.resident}
-
-
-def is_tile(p) -> bool:
-    return not p.is_stream
 
 
 def launch_for(p, A, B, C, b16: bool | None = None):
