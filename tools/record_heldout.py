@@ -226,7 +226,7 @@ def main(argv=None) -> int:
     state = record.gpu_state()
     result = record.provenance("python tools/record_heldout.py " + " ".join(sys.argv[1:] if argv is None else argv))
     result.update({
-        "commit": result.get("git_commit"), "timing": timing.PROTOCOL,
+        "commit": result.get("git_commit"),
         "method": __doc__.strip().split("\n\n", 2)[2],
         "dram_gbs_measured": dram_gbs,
         "dram_method": f"device-to-device copy of 1 GiB (cudaMemcpyAsync), (read + written bytes) / time; "

@@ -192,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
 
     command = " ".join(["python", "tools/stream_bench.py", *(argv if argv is not None else sys.argv[1:])])
     record = {"tool": "tools/stream_bench.py", **records.provenance(command), "dram_copy": dram,
-              "model_bandwidth_gbs": model_gbs, "protocol": timing.PROTOCOL, "shapes": results,
+              "model_bandwidth_gbs": model_gbs, "shapes": results,
               "calibration": calib, "fit": fitted, "wrong": bad}
     if args.out:
         with open(args.out, "w", encoding="utf-8") as fh:
