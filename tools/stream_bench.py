@@ -21,7 +21,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from kernels import bench, level7, timing  # noqa: E402
+from kernels import bench, check, level7, timing  # noqa: E402
 from kernels import level7_model as model  # noqa: E402
 from sims import roofline  # noqa: E402
 
@@ -50,30 +50,22 @@ def dram_copy_gbs() -> dict:
             "copied_ok": True}
 
 
-def check(M: int, N: int, K: int, name: str, splits: list[int]) -> dict:
-    """rel. error against cuBLAS per split, C poisoned with NaN (beta = 0 must not read it)."""
-    import cupy
-
-    from kernels.check import poisoned_run, random_matrix, reference
-
-    A, B = random_matrix(M, K, 11), random_matrix(K, N, 12)
-    ref = reference(A, B, None, 1.0, 0.0)
-    out = {}
-    for s in splits:
-        C = cupy.empty((M, N), dtype=cupy.float32)
-        err, bad = poisoned_run(level7.prepare(A, B, C, tile=name, split=s), C, ref)
-        out[s] = {"rel_error": err, "non_finite": bad}
-    return out
-
-
 def time_shape(M: int, N: int, K: int, dram_gbs: float) -> dict:
+    """Every split of the shape's streaming path checked (rel. error against cuBLAS on the first operand copy, C
+    poisoned with NaN: beta = 0 must not read it), then timed beside cuBLAS."""
     limits, model_gbs = level7.device_model()
     name = path_of(M, N)
     cand = model.stream_candidate(name, M, N, limits)
-    splits = [s for s in model.SPLITS if s in level7.valid_splits(K, cand, limit=s)]
-    errors = check(M, N, K, name, splits)
+    valid = level7.valid_splits(K, cand, limit=max(model.SPLITS))
+    splits = [s for s in model.SPLITS if s in valid]
     sets = timing.operand_copies(M, N, K, seed=3)
     subjects = {f"split {s}": [level7.prepare(A, B, C, tile=name, split=s) for A, B, C in sets] for s in splits}
+    A0, B0, C0 = sets[0]
+    ref = check.reference(A0, B0, None, 1.0, 0.0)
+    errors = {}
+    for s in splits:
+        err, bad = check.poisoned_run(subjects[f"split {s}"][0], C0, ref)
+        errors[s] = {"rel_error": err, "non_finite": bad}
     subjects["cublas"] = bench.cublas_calls(sets)
     times = timing.alternate(subjects)
     chosen = level7.plan_for(M, N, K)
@@ -82,7 +74,7 @@ def time_shape(M: int, N: int, K: int, dram_gbs: float) -> dict:
     rows = []
     for s in splits:
         t = times[f"split {s}"]
-        pred = level7.forced(M, N, K, name, s)
+        pred = model.predict(M, N, K, cand, s, limits, model_gbs)
         gbs = need / (t.median_ms * 1e6)
         rows.append({"split": s, "median_ms": t.median_ms, "min_ms": t.min_ms, "max_ms": t.max_ms,
                      "gbs": gbs, "dram_share": gbs / dram_gbs, "cublas_ms": cublas_ms,
