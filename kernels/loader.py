@@ -11,12 +11,10 @@ from __future__ import annotations
 from kernels import compiler, configs, registry
 from kernels.errors import DeviceLimitError
 
-STATIC_SMEM_LIMIT = registry.STATIC_SMEM_LIMIT   # a block may use more shared memory only after opting in
-
 
 def allow_dynamic_smem(kernel, nbytes: int) -> None:
-    """Let `kernel` launch with `nbytes` of dynamic shared memory (opt-in above 48 KiB)."""
-    if nbytes > STATIC_SMEM_LIMIT and kernel.max_dynamic_shared_size_bytes < nbytes:
+    """Let `kernel` launch with `nbytes` of dynamic shared memory (opt-in above registry.STATIC_SMEM_LIMIT, 48 KiB)."""
+    if nbytes > registry.STATIC_SMEM_LIMIT and kernel.max_dynamic_shared_size_bytes < nbytes:
         kernel.max_dynamic_shared_size_bytes = nbytes
 
 
