@@ -19,7 +19,7 @@ from pathlib import Path
 os.environ.setdefault("CUPY_TF32", "0")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kernels import bench, check, launch, loader, record, registry  # noqa: E402
+from kernels import bench, check, launch, loader, record, registry, timing  # noqa: E402
 from kernels.variants import VARIANTS  # noqa: E402
 
 OUT = record.DATA_DIR / "variants.json"
@@ -35,8 +35,6 @@ def compile_variant(v):
 
 def measure(v, kernel, n: int, reps: int) -> dict:
     import cupy
-
-    from kernels import timing
 
     copies = timing.operand_copies(n, n, n)
     bases = [launch.prepare(v.base, A, B, C) for A, B, C in copies]
