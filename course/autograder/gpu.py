@@ -388,14 +388,16 @@ def _correctness_message(diagnosis: str, example: dict, bad: list, outcomes: lis
         if example["outcome"] == "oob_write":
             part = ("행 사이 여백(ldc 패딩)" if example.get("padding_written") and not example.get("guard_written")
                     else "C 바깥의 보호 구역(guard band)")
+            others = "나 ".join(n for n, _ in spec.parameters if n.startswith("ld") and n != "ldc")
             return (f"{where}: {part}에 썼습니다 (out of bounds write). 행렬 밖의 스레드가 쓰지 않도록 "
-                    "`if (row < M && col < N)` 같은 경계 검사를 하고, C의 주소는 ldc로 계산하세요 (lda나 ldb가 아니라).")
+                    "`if (row < M && col < N)` 같은 경계 검사를 하고, C의 주소는 ldc로 계산하세요 "
+                    f"({others} 말고).")
         return (f"{where}: 행렬 밖(보호 구역이나 행 사이 여백)의 값을 읽어 결과가 NaN이 되었습니다 "
                 "(out of bounds read). 그 값을 0으로 바꾸면 맞으므로, 타일의 행렬 밖 부분을 0으로 채우거나 읽기 전에 "
                 "경계를 검사하세요.")
     if diagnosis == "writes_inputs":
         written = example.get("inputs_written") or {}
-        names = " 와 ".join(n for n, count in written.items() if count) or "입력"
+        names = "와 ".join(n for n, count in written.items() if count) or "입력"
         count = sum(written.values()) if written else 0
         inputs = "와 ".join(n for n, _ in spec.parameters if n in kinds.of(spec).read_only)
         return (f"{where}: 입력 {names}의 원소 {count}개가 실행 뒤에 바뀌었습니다 (writes to inputs). {inputs}는 읽기만 하는 "
@@ -405,9 +407,10 @@ def _correctness_message(diagnosis: str, example: dict, bad: list, outcomes: lis
                 "달랐습니다. 실행할 때마다 달라지는 결과는 경쟁 상태(race)의 표시입니다: 한 스레드가 공유 메모리에 쓴 값을 "
                 "다른 스레드가 배리어(__syncthreads()) 없이 읽고 있지 않은지 확인하세요.")
     if diagnosis == "uninitialized_shared":
+        inputs = [n for n, _ in spec.parameters if n in kinds.of(spec).read_only]
         advice = ("이 블록이 쓰지 않은 공유 메모리 칸을 읽고 있습니다 (uninitialized shared memory). 공유 메모리는 "
-                  "0으로 시작하지 않고, 그 안에 든 값을 보고 가려낼 수도 없습니다: 타일의 행렬 밖 칸(A와 B 모두)까지 "
-                  "0으로 채운 뒤 읽으세요.")
+                  "0으로 시작하지 않고, 그 안에 든 값을 보고 가려낼 수도 없습니다: 타일의 행렬 밖 칸"
+                  f"({'와 '.join(inputs)}{' 모두' if len(inputs) > 1 else ''})까지 0으로 채운 뒤 읽으세요.")
         if example["outcome"] == "fill_dependent":
             return (f"{where}: 실행 전에 공유 메모리(shared memory)를 실행마다 다른 무작위 비트 패턴(NaN, ±Inf 포함)으로 "
                     f"채우는데, 패턴만 바꿔 같은 입력으로 다시 실행하자 C의 원소 {example.get('fill_changed', 0)}개가 "
