@@ -41,7 +41,6 @@ SWEEP_WARMUP = 1
 SWEEP_FACTOR = 3.0          # options predicted slower than this many times the best prediction are not timed
 SWEEP_BUDGET_S = 90.0       # after this many seconds of the run, the remaining shapes get no sweep
 NEAR_CUBLAS = 0.95          # the summary's share of rows at or above this fraction of cuBLAS's speed
-DRAM_COPY_BYTES = timing.COPY_BYTES
 
 
 # --------------------------------------------------------------------------- pure parts (CPU tests)
@@ -139,11 +138,6 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 # --------------------------------------------------------------------------- on the GPU
 
-def dram_bandwidth() -> tuple[float, timing.Timing]:
-    """GB/s of a 1 GiB device-to-device copy (bytes read + written), timed with the course's protocol."""
-    return timing.copy_bandwidth(DRAM_COPY_BYTES)
-
-
 def sweep_shape(M: int, N: int, K: int, copies: list, ref, limits, bandwidth: float) -> dict:
     """Every option the model weighs for this shape (within SWEEP_FACTOR), checked then timed together."""
     found = model.predictions(M, N, K, limits, bandwidth)
@@ -210,7 +204,7 @@ def main(argv=None) -> int:
     limits, bandwidth = level7.device_model()      # what the dispatcher sees
     record.spin_up(1.0)
     start = time.perf_counter()
-    dram_gbs, t_copy = dram_bandwidth()
+    dram_gbs, t_copy = timing.copy_bandwidth()     # 1 GiB device-to-device, (read + written bytes) / time
     peak = info()["peak_gflops"]
     print(f"{limits.name}: DRAM copy {dram_gbs:.0f} GB/s measured ({bandwidth:.0f} GB/s in the model); "
           f"peak {peak / 1e3:.1f} TFLOP/s", flush=True)
