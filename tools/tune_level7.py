@@ -265,8 +265,8 @@ def choices(rows: list[dict], f: dict, limits, bandwidth: float) -> list[dict]:
 def split_rows(rows: list[dict]) -> tuple[list[dict], list[dict]]:
     """(the sweep the records always had: each tile with its own ring and B as it comes; the extra rows for the
     ring and copy-width terms)."""
-    plain = [r for r in rows if r.get("own_ring", True) and not r.get("forced_narrow")]
-    return plain, [r for r in rows if not (r.get("own_ring", True) and not r.get("forced_narrow"))]
+    plain = [r.get("own_ring", True) and not r.get("forced_narrow") for r in rows]
+    return [r for r, p in zip(rows, plain) if p], [r for r, p in zip(rows, plain) if not p]
 
 
 def report(f: dict, picked: list[dict]) -> None:
