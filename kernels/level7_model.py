@@ -379,7 +379,8 @@ def predictions(M: int, N: int, K: int, limits: DeviceLimits, bandwidth_gbs: flo
                 cands: list[Candidate] | None = None, every_ring: bool = False, **model) -> list[Prediction]:
     """Every allowed (tile, split) for this shape, fastest first (ties: fewer slices, larger tile, deeper ring).
 
-    With RINGS_PER_SHAPE each (tile, split) comes with its fastest ring (every_ring: all of them, for the tuner)."""
+    With RINGS_PER_SHAPE each (tile, split) comes with its fastest ring; every_ring=True keeps every ring of it (no caller
+    in the tools needs that: tools/tune_level7.py chooses the rings it times itself)."""
     if cands is None:
         cands = ring_candidates(limits) if RINGS_PER_SHAPE or every_ring else candidates(limits)
         cands = cands + stream_candidates(M, N, limits)   # M <= 16 or N <= 16: the streaming path too
