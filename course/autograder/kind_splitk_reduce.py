@@ -58,23 +58,28 @@ class ReduceCase:
 
     @property
     def ldp(self) -> int:
-        return -(-self.N // 4) * 4 + self.pad_p
+        return _workspace_ld(self.N, self.pad_p)
 
     @property
     def ldc(self) -> int:
         return self.N + self.pad_c
 
 
+def _workspace_ld(N: int, pad_p: int) -> int:
+    """ldp: N rounded up to a multiple of 4 (the workspace's rows stay 16-byte aligned), plus pad_p."""
+    return -(-N // 4) * 4 + pad_p
+
+
 def reduce_strides(case: dict) -> tuple[int, int]:
     """(ldp, ldc) of a case given as the worker's dict."""
-    return (-(-case["N"] // 4) * 4 + case["pad_p"], case["N"] + case["pad_c"])
+    return (_workspace_ld(case["N"], case["pad_p"]), case["N"] + case["pad_c"])
 
 
 def _reduce_pads(rng: random.Random, N: int) -> tuple[int, int]:
     """pad_p (multiple of 4) and pad_c with ldp != ldc, so a kernel that swaps the strides fails."""
     for _ in range(64):
         pad_p, pad_c = 4 * rng.randint(0, 4), rng.randint(1, 9)
-        if -(-N // 4) * 4 + pad_p != N + pad_c:
+        if _workspace_ld(N, pad_p) != N + pad_c:
             return pad_p, pad_c
     return 4, 1 if N % 4 else 2   # N + 1 or N + 2 can never equal a multiple of 4 >= N plus 4
 
