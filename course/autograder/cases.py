@@ -114,7 +114,13 @@ def leading_dims(spec, case: Case) -> tuple[int, int, int]:
 
 
 def _ld(spec, cols: int, pad: int) -> int:
-    if spec.aligned16:
+    return row_stride(spec.aligned16, cols, pad)
+
+
+def row_stride(aligned16: bool, cols: int, pad: int) -> int:
+    """A leading dimension: `cols` (rounded up to 4 when rows must start 16-byte aligned) plus `pad`. The worker
+    (course.autograder.kind_sgemm) lays its operands out with it, the messages name the same values."""
+    if aligned16:
         cols = -(-cols // 4) * 4
     return cols + pad
 

@@ -102,9 +102,7 @@ KIND = Sgemm()
 # ----------------------------------------------------------------------------- the worker's side
 
 def leading_dim(spec: dict, cols: int, pad: int) -> int:
-    if spec["aligned16"]:
-        cols = -(-cols // 4) * 4
-    return cols + pad
+    return cases.row_stride(spec["aligned16"], cols, pad)
 
 
 def reference(A, B, C0, alpha, beta):
