@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from kernels import devices
+from kernels import devices, registry
 from kernels.devices import DeviceLimits
 from sims._common import (
     SimInputError,
@@ -217,7 +217,7 @@ def ai_block_global(bm, bn) -> float:
 def compulsory_bytes(m, n, k) -> int:
     """The least DRAM traffic of an SGEMM: A and B read once, C written once (model (iv)'s denominator)."""
     m, n, k = (require_int_in_range(v, name, 1) for v, name in ((m, "M"), (n, "N"), (k, "K")))
-    return BYTES_PER_FLOAT * (m * k + k * n + m * n)
+    return int(registry.min_bytes(m, n, k))
 
 
 def ai_compulsory(m, n, k) -> float:
