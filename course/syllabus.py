@@ -23,6 +23,7 @@ from pathlib import Path
 
 SYLLABUS_ENV = "SGEMM_COURSE_SYLLABUS"   # a YAML file with the same table (tests build throwaway syllabi)
 REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_BANK_QUESTIONS = 8              # a module's quiz, unless the module says otherwise
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class Module:
     exercises: tuple[str, ...] = ()  # course/exercises/<id>/
     simulators: tuple[str, ...] = () # sims.<name> modules whose simulator the chapter introduces
     bonus: bool = False              # after the final checkpoint; not a gate for anything
+    questions: int | None = None     # questions in the module's bank (None: bank_questions' default)
 
     @property
     def tag(self) -> str:
@@ -54,6 +56,14 @@ class Module:
     @property
     def bank(self) -> str:
         return self.tag
+
+    @property
+    def bank_questions(self) -> int:
+        """How many questions the module's bank holds: `questions` where given, else the checkpoint's
+        question_count (its quiz asks them all), else DEFAULT_BANK_QUESTIONS."""
+        if self.questions is not None:
+            return self.questions
+        return self.checkpoint.question_count if self.checkpoint is not None else DEFAULT_BANK_QUESTIONS
 
     @property
     def facts_module(self) -> str:
@@ -94,7 +104,7 @@ MODULES: tuple[Module, ...] = (
     # representative kernel in the level-to-level tables (LEVEL_REPRESENTATIVE stops at Level 6), so level=None.
     # Open to everyone: a bonus that no checkpoint gates.
     Module(12, "m12_shape_aware", "모양에 맞춘 SGEMM: 모든 모양에서 cuBLAS와", None, exercises=("m12-e1",),
-           simulators=("shape_waves",),
+           simulators=("shape_waves",), questions=9,   # a ninth quiz question: the memory-bound end
            bonus=True),
 )
 
@@ -177,6 +187,8 @@ def _validate(s: Syllabus) -> None:
                 raise SyllabusError(f"{where}: 잠금(gate)이 가리키는 모듈 {m.gate}에 체크포인트가 없습니다")
             if m.gate >= m.number:
                 raise SyllabusError(f"{where}: 잠금(gate)은 앞 모듈의 체크포인트여야 합니다 (받은 값: {m.gate})")
+        if m.checkpoint is not None and m.questions not in (None, m.checkpoint.question_count):
+            raise SyllabusError(f"{where}: 문항 수({m.questions})가 체크포인트의 문항 수({m.checkpoint.question_count})와 다릅니다")
         if m.checkpoint is not None and not 1 <= m.checkpoint.pass_count <= m.checkpoint.question_count:
             raise SyllabusError(f"{where}: 통과 기준 {m.checkpoint.pass_count}/{m.checkpoint.question_count}가 잘못되었습니다")
         for ex in m.exercises:

@@ -68,10 +68,17 @@ def test_gates_point_back_to_checkpoints():
     ((Module(4, "a", "A", 0, gate=5), Module(5, "b", "B", 1, checkpoint=CheckpointRule(1, 2, "t"))), "앞 모듈"),
     ((Module(4, "a", "A", 0, checkpoint=CheckpointRule(3, 2, "t")),), "통과 기준"),
     ((Module(4, "a", "A", 0, exercises=("m05-e1",)),), "m04-e"),
+    ((Module(4, "a", "A", 0, checkpoint=CheckpointRule(2, 3, "t"), questions=4),), "문항 수"),
 ])
 def test_contradictions_are_refused(modules, fragment):
     with pytest.raises(SyllabusError, match=fragment):
         Syllabus(modules)
+
+
+def test_a_bank_holds_the_checkpoints_count_or_the_modules_own():
+    assert Module(4, "a", "A", 0).bank_questions == syllabus.DEFAULT_BANK_QUESTIONS
+    assert Module(4, "a", "A", 0, checkpoint=CheckpointRule(2, 3, "t")).bank_questions == 3
+    assert Module(4, "a", "A", 0, questions=5).bank_questions == 5
 
 
 def test_unknown_module_gets_a_korean_error():

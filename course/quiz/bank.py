@@ -158,8 +158,12 @@ class Bank:
 
 
 def expected_question_count(module: int) -> int:
-    """8 questions per module, 10 for the final checkpoint (module 9), 9 for module 12 (its memory-bound end)."""
-    return 10 if module == 9 else 9 if module == 12 else 8
+    """The syllabus's count for the module's bank (course.syllabus.Module.bank_questions: a checkpoint's
+    question_count, a module's own where it sets one, else 8); 8 for a module the syllabus does not have."""
+    from course import syllabus
+
+    table = syllabus.load()
+    return table.module(module).bank_questions if module in table else syllabus.DEFAULT_BANK_QUESTIONS
 
 
 def banks_dir(directory: str | os.PathLike | None = None) -> Path:
