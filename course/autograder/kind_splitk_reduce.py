@@ -169,8 +169,8 @@ class SplitKReduce(ExerciseKind):
     read_only = ("P",)
     reference_text_ko = "강좌의 리덕션 커널 이름 (" + ", ".join(REDUCE_REFERENCES) + ")"
     reference_name_ko = "float64로 더한 기준값"
-    tight_rows_hint_ko = (" 같은 경우를 행 여백 없이(ldp = ldc = N) 다시 실행하면 맞습니다: 조각 s의 시작은 P + s·M·ldp, 조각 안의 "
-                          "행은 ldp, C의 행은 ldc로 계산하세요 (N이 아니라).")
+    tight_rows_hint_ko = (" 같은 경우를 행 여백 없이(ldc = N, ldp = N을 4의 배수로 올린 값) 다시 실행하면 맞습니다: "
+                          "조각 s의 시작은 P + s·M·ldp, 조각 안의 행은 ldp, C의 행은 ldc로 계산하세요 (N이 아니라).")
     hazard_sizes_ko = "작은 크기"
     operands_ko = "작업 공간 P(S × M × ldp)와 C(M × ldc)가 각각 차지하는 원소"
     tool_advice_ko = {
