@@ -264,6 +264,25 @@ def test_a_korean_file_name_is_shown_as_written(tmp_path):
 # ----------------------------------------------------------------------------- compile and SASS
 
 @needs_compiler
+@needs_compiler
+def test_state_kept_outside_the_kernel_is_refused_at_compile():
+    """A __device__ variable outside the kernel outlives a launch: a kernel could keep the C it computed at the
+    timed size and hand it back on later launches. The compile check refuses one the code writes (one it only reads,
+    printf's own strings, constants and shared memory stay allowed); every later check is skipped."""
+    s = BY_ID["m04-e1"]
+    solution = read_source_file(s.solution)
+    memo = "__device__ float saved_c[1 << 16];\n__device__ int launches = 0;\n" + solution.replace(
+        "{", "{\n    if (threadIdx.x == 0) { saved_c[blockIdx.x] = 1.0f; atomicAdd(&launches, 1); }", 1)
+    verdict = check_source(s, memo, "memo.cu")
+    compiled = verdict.result("compile")
+    assert compiled.diagnosis == verdict.diagnosis == "global_state", compiled.message_ko
+    assert "saved_c" in compiled.message_ko and "launches" in compiled.message_ko
+    assert all(c.status == "skip" for c in verdict.checks[1:])
+    allowed = ('__constant__ float scale[4];\n__device__ float offset = 1.0f;\n' + solution.replace(
+        "{", '{\n    if (threadIdx.x == 1000) printf("%f", scale[0] + offset);', 1))   # read only: allowed
+    assert static.compile_check(s, allowed, "allowed.cu")[0].status == "pass"
+
+
 def test_compile_errors_point_at_the_learners_lines():
     s = EXERCISES[0]
     source = ('extern "C" __global__ void my_sgemm(const float* A, const float* B, float* C, int M, int N, int K,\n'

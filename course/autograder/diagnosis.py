@@ -10,6 +10,7 @@ from __future__ import annotations
 DIAGNOSES = {
     "compile_error": "NVRTC가 소스를 거부함 (compile error)",
     "wrong_signature": "커널의 매개변수 목록이 실습과 다름 (wrong signature)",
+    "global_state": "커널 밖의 __device__ 변수에 실행 사이의 상태를 둠 (global state)",
     "local_memory": "SASS에 로컬 메모리 명령 LDL/STL이 있음 (local memory)",
     "missing_instruction": "요구한 명령이 SASS에 없음 (missing instruction)",
     "too_many_registers": "레지스터 수가 한도를 넘음 (too many registers)",
@@ -28,6 +29,6 @@ DIAGNOSES = {
 
 # When several checks fail, the verdict names the root cause first: a kernel that never ran or
 # broke memory explains wrong values, and correctness comes before machine-code style and speed.
-DIAGNOSIS_PRIORITY = ("compile_error", "wrong_signature", "timeout", "fault", "out_of_bounds", "writes_inputs",
+DIAGNOSIS_PRIORITY = ("compile_error", "wrong_signature", "global_state", "timeout", "fault", "out_of_bounds", "writes_inputs",
                       "race", "sync_error", "uninitialized_shared", "reads_c_with_beta_zero", "unwritten_output",
                       "wrong_values", "local_memory", "missing_instruction", "too_many_registers", "too_slow")

@@ -116,6 +116,27 @@ def _pointer_types(params_text: str) -> list[str]:
     return out
 
 
+_MODULE_VARIABLE = re.compile(r"^(?:\.(?:visible|weak|extern)\s+)*\.global\s+[^(]*?([A-Za-z_$][\w$]*)\s*(?:\[[^\]]*\])?\s*(?:=[^;]*)?;", re.M)
+
+
+def module_variables(ptx: str) -> list[str]:
+    """Names of the variables a source keeps in global memory outside every kernel (`__device__ int n;` and
+    the like) that the code may write: state that outlives a launch. A variable the code only loads from, or
+    never names (a namespace-scope constexpr NVRTC still emits), cannot carry anything from one launch to the
+    next. Constants (`__constant__`, .const) and shared memory are not global variables; the compiler's own
+    read-only data (printf's format strings, named $str...) is left out."""
+    body = ptx.splitlines()
+    found = []
+    for name in _MODULE_VARIABLE.findall(ptx):
+        if name.startswith("$"):
+            continue
+        token = re.compile(r"(?<![\w$])" + re.escape(name) + r"(?![\w$])")
+        uses = [line.strip() for line in body if token.search(line) and not _MODULE_VARIABLE.match(line.strip())]
+        if any(not use.startswith("ld.") for use in uses):   # stored to, atomically updated, or its address taken
+            found.append(name)
+    return found
+
+
 def signature_problem(entry: str, ptx: str, source: str, expected: tuple = EXPECTED,
                       wanted_text: str | None = None) -> str | None:
     """Why the entry's parameters are not the exercise's (default: A, B, C, M, N, K, lda, ldb, ldc, alpha, beta).

@@ -132,6 +132,14 @@ def compile_check(spec: ExerciseSpec, source: str, name: str, line_offset: int =
     if signature:
         return CheckResult.failed("compile", "wrong_signature", signature,
                                   params=ptx.entry_params(ptx_text, spec.entry)), None
+    kept = ptx.module_variables(ptx_text) if ptx_text else []
+    if kept:
+        return CheckResult.failed(
+            "compile", "global_state",
+            f"커널 밖에 선언한 __device__ 변수({', '.join(kept)})에 값을 씁니다 (global state). 이런 변수는 실행이 끝나도 "
+            "값이 남아, 한 실행이 다음 실행의 일을 건너뛰게(앞에서 구한 C를 다시 내놓게) 할 수 있으므로 이 실습에서는 "
+            "쓸 수 없습니다. 실행마다 새로 정해지는 값은 커널 안의 지역 변수나 공유 메모리(__shared__)에, 바뀌지 않는 "
+            "상수는 constexpr나 __constant__로 두세요.", variables=kept), None
     checked = "매개변수 목록 확인" if ptx_text else "매개변수 목록은 PTX를 만들 수 없어 확인하지 못함"
     return CheckResult.passed("compile", f"NVRTC로 {arch}용 컴파일 성공, 진입점(entry) `{spec.entry}`와 {checked}.",
                               arch=arch), cubin

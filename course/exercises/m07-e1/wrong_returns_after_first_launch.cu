@@ -1,10 +1,11 @@
 // Exercise m07-e1, known-wrong attempt.
-// expected-diagnosis: wrong_values
+// expected-diagnosis: global_state
 // Once a launch at the timed size (M of 1536 or more) has finished all its blocks, every later launch at
 // that size returns at once: "C already holds the answer". The first launch is right and the others take
 // no time, so only one measured launch whose values are checked would let it through, reported many
-// times faster than the reference. The checker now fills C with NaN before every timed launch and
-// checks every one of them.
+// times faster than the reference. Its memory is a __device__ variable outside the kernel, which the
+// compile check refuses (state that outlives a launch could also replay a saved C); the speed check
+// would catch this one too, as it fills C with NaN before every timed launch and checks every one.
 
 #define BM 128   // rows of C per block
 #define BN 128   // columns of C per block
