@@ -239,6 +239,48 @@ def test_the_timed_shape_is_drawn_per_run_near_the_size_and_never_the_size_itsel
     assert speed_case(s, 1) != speed_case(s, 2) and speed_case(s, 1) == speed_case(s, 1)
 
 
+@pytest.mark.parametrize("exercise_id", [s.id for s in specs.load_all()])
+def test_the_timed_alpha_and_beta_are_drawn_per_run_and_never_one_and_zero(exercise_id):
+    """A kernel cannot keep a path for the timed size that drops alpha or beta: they are drawn with the size."""
+    s = specs.load(exercise_id)
+    drawn = {(c.alpha, c.beta) for c in (kinds.of(s).speed_case(s, seed) for seed in range(40))}
+    assert len(drawn) >= 3 and drawn <= set(cases.SPEED_ALPHA_BETA)
+    assert all(alpha != 1.0 and beta != 0.0 for alpha, beta in drawn)
+
+
+def test_a_kernel_that_drops_beta_at_the_timed_size_is_told_its_values_are_wrong(clock, monkeypatch):
+    """kind_sgemm.speed on NumPy: C starts from its drawn values (beta != 0); a learner that writes alpha A B only
+    (the beta = 0 path it might keep for big sizes) differs from the reference on its first launch."""
+    from course.autograder import kind_sgemm
+    from kernels import launch
+
+    class Prepared:
+        plan = types.SimpleNamespace(staged_operands=())
+
+        def __init__(self, name, A, B, C, alpha=1.0, beta=0.0):
+            self.A, self.B, self.C, self.alpha, self.beta = A, B, C, alpha, beta
+
+        def __call__(self):
+            clock.now += 1.0
+            self.C[...] = self.alpha * (self.A @ self.B) + self.beta * self.C
+
+    class DropsBeta:
+        spec, registers = {"aligned16": False}, 40
+
+        def launch(self, A, B, C, M, N, K, lda, ldb, ldc, alpha, beta):
+            clock.now += 0.5
+            C[...] = alpha * (A @ B)
+
+    monkeypatch.setattr(launch, "prepare", Prepared)
+    monkeypatch.setattr(kind_sgemm, "emit", lambda *args, **kwargs: None)
+    monkeypatch.setattr(timing, "room", lambda set_bytes, elements: 2)
+    job = {"case": {"M": 40, "N": 36, "K": 20, "pad_a": 4, "pad_b": 8, "pad_c": 12, "alpha": 1.5, "beta": 0.5},
+           "reference": "sgemm_naive", "reps": 5}
+    measured = kind_sgemm.speed(job, DropsBeta())
+    assert measured["rel_error"] is None or measured["rel_error"] > 1e-5
+    assert measured["wrong_launches"] == measured["launches_checked"] > 0
+
+
 def test_a_sanitizer_that_crashes_on_its_own_is_run_once_more(monkeypatch):
     """A tool killed by a signal with nothing found (seen once on a busy H200) is not the kernel's fault."""
     runs = {"memcheck": 0, "racecheck": 0, "synccheck": 0}
@@ -275,13 +317,13 @@ def test_the_worker_gives_each_kernel_its_own_copies_of_the_padded_operands(cloc
     class Prepared:
         plan = types.SimpleNamespace(staged_operands=())
 
-        def __init__(self, name, A, B, C):
-            self.A, self.B, self.C = A, B, C
+        def __init__(self, name, A, B, C, alpha=1.0, beta=0.0):
+            self.A, self.B, self.C, self.alpha, self.beta = A, B, C, alpha, beta
 
         def __call__(self):
             clock.now += 1.0
             seen["reference"].add(address(self.C))
-            self.C[...] = self.A @ self.B
+            self.C[...] = self.alpha * (self.A @ self.B) + self.beta * self.C
 
     class Learner:
         spec, registers = {"aligned16": False}, 40
@@ -290,12 +332,13 @@ def test_the_worker_gives_each_kernel_its_own_copies_of_the_padded_operands(cloc
             assert (A.strides[0], B.strides[0], C.strides[0]) == (4 * lda, 4 * ldb, 4 * ldc)
             clock.now += 0.5
             seen["learner"].add(address(C))
-            C[...] = A @ B
+            C[...] = alpha * (A @ B) + beta * C       # reads C: the check puts C's start back before every pair
 
     monkeypatch.setattr(launch, "prepare", Prepared)
     monkeypatch.setattr(kind_sgemm, "emit", lambda *args, **kwargs: None)
     monkeypatch.setattr(timing, "room", lambda set_bytes, elements: 3)
-    job = {"case": {"M": 40, "N": 36, "K": 20, "pad_a": 4, "pad_b": 8, "pad_c": 12}, "reference": "sgemm_naive",
+    job = {"case": {"M": 40, "N": 36, "K": 20, "pad_a": 4, "pad_b": 8, "pad_c": 12, "alpha": 1.5, "beta": 0.5},
+           "reference": "sgemm_naive",
            "reps": 5}
     measured = kind_sgemm.speed(job, Learner())
     assert (measured["lda"], measured["ldb"], measured["ldc"]) == (24, 44, 48)
@@ -315,21 +358,22 @@ def test_the_reduce_worker_times_over_copies_of_the_workspace_too(clock, monkeyp
     from kernels import loader
 
     def course(grid, block, args):
-        P, C, M, N, ldp, ldc, S = args[:7]
+        P, C, M, N, ldp, ldc, S, alpha, beta = args
         clock.now += 1.0
-        C[:, :N] = sum(P[s * M:(s + 1) * M, :N] for s in range(S))
+        C[:, :N] = alpha * sum(P[s * M:(s + 1) * M, :N] for s in range(S)) + beta * C[:, :N]
 
     class Learner:
         registers = 20
 
         def launch_reduce(self, P, C, M, N, ldp, ldc, S, alpha, beta):
             clock.now += 2.0
-            C[:, :N] = sum(P[s * M:(s + 1) * M, :N] for s in range(S))
+            C[:, :N] = alpha * sum(P[s * M:(s + 1) * M, :N] for s in range(S)) + beta * C[:, :N]
 
     monkeypatch.setattr(loader, "get_variant", lambda *args, **kwargs: course)
     monkeypatch.setattr(kind_splitk_reduce, "emit", lambda *args, **kwargs: None)
     monkeypatch.setattr(timing, "room", lambda set_bytes, elements: 2)
-    job = {"case": {"M": 8, "N": 12, "S": 3, "pad_p": 4, "pad_c": 0}, "reference": "shape_aware_reduce", "reps": 5}
+    job = {"case": {"M": 8, "N": 12, "S": 3, "pad_p": 4, "pad_c": 0, "alpha": -0.75, "beta": 1.25},
+           "reference": "shape_aware_reduce", "reps": 5}
     measured = kind_splitk_reduce.speed(job, Learner())
     assert measured["copies"] == measured["calls"] == 2 and measured["ratio"] == pytest.approx(0.5)
     assert measured["wrong_launches"] == 0 and measured["launches_checked"] == 10 and measured["rel_error"] == 0.0

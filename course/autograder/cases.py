@@ -242,6 +242,9 @@ def differential_cases(spec, seed: int = 0) -> list[Case]:
 # The speed case's row paddings: multiples of 4 (the reference kernels' float4 paths stay direct,
 # no staging copy), pairwise different leading dimensions.
 SPEED_PADS = (12, 8, 4)
+# alpha and beta of the timed case, drawn per run like its size: never 1 and 0, so a kernel cannot keep a fast
+# path for the timed size that drops alpha or beta (the timed launches are checked); exact in float32.
+SPEED_ALPHA_BETA = ((1.5, 0.5), (-0.75, 1.25), (0.625, -0.5), (2.0, 0.25), (-1.25, -0.75), (0.75, 2.0))
 
 
 def speed_sizes(size: int, multiple: int = 1) -> list[int]:
@@ -263,10 +266,13 @@ def _gcd(a: int, b: int) -> int:
 
 
 def speed_case(spec, seed: int = 0) -> Case:
-    """The timed case of a run: M, N and K drawn from `seed` (speed_sizes), so no kernel can recognise it."""
+    """The timed case of a run: M, N, K, alpha and beta drawn from `seed` (speed_sizes, SPEED_ALPHA_BETA), so no
+    kernel can recognise it or keep a path for it that skips part of the BLAS semantics."""
     rng = random.Random(f"{int(seed)}:{spec.id}:speed")
     M, N, K = (rng.choice(speed_sizes(spec.speed_size, spec.multiple_of[d])) for d in "MNK")
-    return Case(M, N, K, 1.0, 0.0, *SPEED_PADS, edge=_is_edge(spec, M, N, K), data_seed=rng.randrange(SEED_LIMIT))
+    data_seed = rng.randrange(SEED_LIMIT)
+    alpha, beta = rng.choice(SPEED_ALPHA_BETA)
+    return Case(M, N, K, alpha, beta, *SPEED_PADS, edge=_is_edge(spec, M, N, K), data_seed=data_seed)
 
 
 def speed_shape(spec, seed: int = 0) -> tuple:

@@ -575,7 +575,7 @@ def differential_check(spec: ExerciseSpec, source: str, name: str, limits: Limit
 
 # ----------------------------------------------------------------------------- speed
 
-SPEED_KEYS = ("M", "N", "K", "S", "lda", "ldb", "ldc", "ldp", "learner_ms", "reference_ms", "learner_min_ms",
+SPEED_KEYS = ("M", "N", "K", "S", "alpha", "beta", "lda", "ldb", "ldc", "ldp", "learner_ms", "reference_ms", "learner_min_ms",
               "reference_min_ms", "reps", "ratio", "rel_error", "registers", "device", "staged", "remeasured",
               "first_ratio", "first_reps", "first_learner_ms", "first_reference_ms", "band", "launches_checked",
               "wrong_launches", "first_wrong_launch", "worst_launch_error", "calls", "copies")
@@ -622,13 +622,13 @@ def speed_check(spec: ExerciseSpec, source: str, name: str, limits: Limits, reps
         return _with_output(CheckResult.failed(
             "speed", "wrong_values",
             f"{size}에서 잰 결과가 기준 커널과 다릅니다 (상대 오차 {err}, 허용 1e-05). 작은 크기에서는 맞았으니 "
-            "실행할 때마다 달라지는 오류(경쟁 상태, race)이거나 큰 크기에서만 드러나는 오류입니다.", **details), run)
+            "실행할 때마다 달라지는 오류(경쟁 상태, race)이거나 큰 크기나 이 alpha·beta에서만 드러나는 오류입니다.", **details), run)
     if r.get("wrong_launches"):
         return _with_output(CheckResult.failed(
             "speed", "wrong_values",
             f"{size}에서 첫 실행은 맞았지만, 시간을 재는 동안의 실행 {r['launches_checked']}번 가운데 "
             f"{r['wrong_launches']}번의 결과가 틀립니다 (처음 틀린 것: {r['first_wrong_launch']}번째). 검사기는 매 실행 "
-            "전에 C를 NaN으로 채우고 실행 뒤에 값을 확인합니다: 실행마다 C 전체를 다시 계산해야 합니다 (앞선 실행이 "
+            "전에 C를 NaN으로(beta ≠ 0이면 처음 값으로) 되돌리고 실행 뒤에 값을 확인합니다: 실행마다 C 전체를 다시 계산해야 합니다 (앞선 실행이 "
             "남긴 값이나 실행 횟수에 기대는 커널은 틀립니다).", **details), run)
     if r["ratio"] < spec.min_ratio:
         return CheckResult.failed("speed", "too_slow",

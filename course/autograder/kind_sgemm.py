@@ -63,7 +63,8 @@ class Sgemm(ExerciseKind):
 
     def speed_size_text(self, result: dict, spec) -> str:
         r = result
-        return f"{r['M']}×{r['N']}×{r['K']} (lda={r['lda']}, ldb={r['ldb']}, ldc={r['ldc']})"
+        ab = f"alpha={r['alpha']:g}, beta={r['beta']:g}, " if "alpha" in r else ""
+        return f"{r['M']}×{r['N']}×{r['K']} ({ab}lda={r['lda']}, ldb={r['ldb']}, ldc={r['ldc']})"
 
     def edge_hint_ko(self, spec) -> str:
         return (f" M, N이 블록 타일({spec.tile[0]}×{spec.tile[1]})의 배수이고 K가 32의 배수인 경우는 모두 맞고, "
@@ -84,7 +85,7 @@ class Sgemm(ExerciseKind):
                 "있습니다")
 
     def speed_shape_ko(self, band: str) -> str:
-        return f"M, N, K를 실행마다 {band}에서 하나씩 뽑은 크기"
+        return f"M, N, K를 실행마다 {band}에서 하나씩 뽑은 크기(alpha·beta도 실행마다 뽑은 값, 1과 0은 아님)"
 
     def speed_target_ko(self, spec) -> str:
         return f"기준 커널 `{spec.speed_reference}`"
@@ -202,8 +203,8 @@ def sanitize(job: dict, kernel: SgemmKernel) -> dict:
 
 def speed(job: dict, kernel: SgemmKernel) -> dict:
     """Both kernels on padded operands (lda, ldb, ldc all different), each over its own copies of them (the same
-    values), timed in alternation; every timed launch's C poisoned before its event pair and checked after it
-    (course.autograder.timing)."""
+    values), with the run's drawn alpha and beta, timed in alternation; every timed launch's C reset before its
+    event pair (NaN, or C's starting values when beta != 0) and checked after it (course.autograder.timing)."""
     import cupy
 
     from kernels import launch
@@ -214,7 +215,7 @@ def speed(job: dict, kernel: SgemmKernel) -> dict:
     spec = kernel.spec
 
     lda, ldb, ldc = (leading_dim(spec, cols, case[pad]) for cols, pad in ((K, "pad_a"), (N, "pad_b"), (N, "pad_c")))
-    shape = {"M": M, "N": N, "K": K, "lda": lda, "ldb": ldb, "ldc": ldc}
+    shape = {"M": M, "N": N, "K": K, "lda": lda, "ldb": ldb, "ldc": ldc, "alpha": case["alpha"], "beta": case["beta"]}
     try:
         count = timing.room(4 * (M * lda + K * ldb + M * ldc), M * N)
     except timing.NoRoom as short:
@@ -227,16 +228,18 @@ def speed(job: dict, kernel: SgemmKernel) -> dict:
         return buffer
 
     seed = case.get("data_seed", 11)
+    alpha, beta = case["alpha"], case["beta"]
+    c0 = device_random((M, N), seed + 2)                 # C's starting values (read: beta != 0)
     a = padded(M, K, lda, device_random((M, K), seed))
-    b, c = padded(K, N, ldb, device_random((K, N), seed + 1)), padded(M, N, ldc)
+    b, c = padded(K, N, ldb, device_random((K, N), seed + 1)), padded(M, N, ldc, c0)
     learner, references, outs, out_refs = [], [], [], []
     sets = timing.replicate((a, b, c), 2 * count)        # the learner's copies, then the reference's
     for mine, theirs in zip(sets[:count], sets[count:]):
         A, B, C = mine[0][:, :K], mine[1][:, :N], mine[2][:, :N]
-        learner.append(lambda A=A, B=B, C=C: kernel.launch(A, B, C, M, N, K, lda, ldb, ldc, 1.0, 0.0))
+        learner.append(lambda A=A, B=B, C=C: kernel.launch(A, B, C, M, N, K, lda, ldb, ldc, alpha, beta))
         outs.append(C)
         C_ref = theirs[2][:, :N]
-        references.append(launch.prepare(job["reference"], theirs[0][:, :K], theirs[1][:, :N], C_ref))
+        references.append(launch.prepare(job["reference"], theirs[0][:, :K], theirs[1][:, :N], C_ref, alpha, beta))
         out_refs.append(C_ref)
-    measured = timing.measure(job, learner, references, outs, out_refs)
+    measured = timing.measure(job, learner, references, outs, out_refs, start=c0 if beta != 0.0 else None)
     return {**shape, **measured, "registers": kernel.registers, "staged": list(references[0].plan.staged_operands)}

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from course.autograder import timing
-from course.autograder.cases import DRAWN_CASES, SPECIALS, alpha_beta_choices, speed_sizes
+from course.autograder.cases import DRAWN_CASES, SPECIALS, SPEED_ALPHA_BETA, alpha_beta_choices, speed_sizes
 from course.autograder.kind_base import ExerciseKind
 from course.autograder.worker_base import (CANARY, CaseRun, LearnerKernel, Operand, correctness, device_random,
                                            differential, emit, host_random, put_specials, start_values)
@@ -142,11 +142,14 @@ def reduce_differential_cases(spec, seed: int = 0) -> list[ReduceCase]:
 
 
 def reduce_speed_case(spec, seed: int = 0) -> ReduceCase:
-    """The timed case of a run: M and N drawn from `seed` within the band of cases.speed_sizes, 8 slabs."""
+    """The timed case of a run: M, N, alpha and beta drawn from `seed` (M and N within the band of
+    cases.speed_sizes), 8 slabs."""
     rng = random.Random(f"{int(seed)}:{spec.id}:speed")
     M, N = (rng.choice(speed_sizes(spec.speed_size)) for _ in range(2))
-    return ReduceCase(M, N, REDUCE_SPEED_SLICES, 1.0, 0.0, 8, 4, edge=_reduce_edge(spec, M, N),
-                      data_seed=rng.randrange(2 ** 32))
+    data_seed = rng.randrange(2 ** 32)
+    alpha, beta = rng.choice(SPEED_ALPHA_BETA)
+    return ReduceCase(M, N, REDUCE_SPEED_SLICES, alpha, beta, 8, 4, edge=_reduce_edge(spec, M, N),
+                      data_seed=data_seed)
 
 
 def reduce_shape_text(case: dict, spec=None) -> str:
@@ -202,7 +205,7 @@ class SplitKReduce(ExerciseKind):
         return reduce_shape_text(case, spec)
 
     def speed_size_text(self, result: dict, spec) -> str:
-        return reduce_shape_text({**result, "alpha": 1.0, "beta": 0.0}, spec)
+        return reduce_shape_text({"alpha": 1.0, "beta": 0.0, **result}, spec)
 
     def edge_hint_ko(self, spec) -> str:
         return (f" M, N이 블록 타일({spec.tile[0]}×{spec.tile[1]})의 배수인 경우는 모두 맞고, 나머지에서만 틀립니다: "
@@ -221,7 +224,7 @@ class SplitKReduce(ExerciseKind):
                 "다시 할 수 있습니다")
 
     def speed_shape_ko(self, band: str) -> str:
-        return f"M, N을 실행마다 {band}에서 뽑은 M×N 조각 {REDUCE_SPEED_SLICES}개"
+        return f"M, N을 실행마다 {band}에서 뽑은 M×N 조각 {REDUCE_SPEED_SLICES}개(alpha·beta도 실행마다 뽑은 값, 1과 0은 아님)"
 
     def speed_target_ko(self, spec) -> str:
         return f"강좌의 리덕션 커널 `{spec.speed_reference}`"
@@ -344,7 +347,8 @@ def speed(job: dict, kernel: ReduceKernel) -> dict:
     M, N, S = case["M"], case["N"], case["S"]
     ldp, ldc = reduce_strides(case)
     emit("stage", what=f"속도 M={M}, N={N}, S={S}")
-    shape = {"M": M, "N": N, "S": S, "pad_p": case["pad_p"], "pad_c": case["pad_c"], "ldp": ldp, "ldc": ldc}
+    shape = {"M": M, "N": N, "S": S, "pad_p": case["pad_p"], "pad_c": case["pad_c"], "ldp": ldp, "ldc": ldc,
+             "alpha": case["alpha"], "beta": case["beta"]}
     try:
         count = timing.room(4 * (S * M * ldp + M * ldc), M * N)
     except timing.NoRoom as short:
@@ -356,16 +360,20 @@ def speed(job: dict, kernel: ReduceKernel) -> dict:
     groups = M * ldp // 4
     learner, course, outs, out_refs = [], [], [], []
     # the learner's copies, then the course's
-    sets = timing.replicate((P, cupy.zeros((M, ldc), dtype=cupy.float32)), 2 * count)
+    alpha, beta = case["alpha"], case["beta"]
+    c0 = device_random((M, N), case.get("data_seed", 11) + 1)   # C's starting values (read: beta != 0)
+    C0 = cupy.zeros((M, ldc), dtype=cupy.float32)
+    C0[:, :N] = c0
+    sets = timing.replicate((P, C0), 2 * count)
     for (P_mine, C), (P_theirs, C_ref) in zip(sets[:count], sets[count:]):
-        learner.append(lambda P=P_mine, C=C: kernel.launch_reduce(P, C, M, N, ldp, ldc, S, 1.0, 0.0))
+        learner.append(lambda P=P_mine, C=C: kernel.launch_reduce(P, C, M, N, ldp, ldc, S, alpha, beta))
         course.append(lambda P=P_theirs, C=C_ref: ref_kernel(
             (-(-groups // threads),), (threads,),
-            (P, C, np.int32(M), np.int32(N), np.int32(ldp), np.int32(ldc), np.int32(S), np.float32(1.0),
-             np.float32(0.0))))
+            (P, C, np.int32(M), np.int32(N), np.int32(ldp), np.int32(ldc), np.int32(S), np.float32(alpha),
+             np.float32(beta))))
         outs.append(C[:, :N])
         out_refs.append(C_ref[:, :N])
-    measured = timing.measure(job, learner, course, outs, out_refs)
-    moved = (S + 1) * M * N * 4            # every slab read once, C written once (beta = 0)
+    measured = timing.measure(job, learner, course, outs, out_refs, start=c0 if beta != 0.0 else None)
+    moved = (S + 1 + (beta != 0.0)) * M * N * 4     # every slab read once, C written once (and read if beta != 0)
     return {**shape, **measured, "learner_gbs": moved / (measured["learner_ms"] * 1e6), "registers": kernel.registers,
             "staged": []}

@@ -12,12 +12,14 @@ the events; the launches rotate over the copies, which together exceed twice the
 so no launch finds its operands where the previous one left them; the two kernels alternate by round; the median
 of rounds decides.
 
-The checker's guarantee: every timed learner launch writes a C that was poisoned (NaN) before its event pair and
-is compared with the reference's values after it, both outside the events (alternate's `before` and `after`
+The checker's guarantee: every timed learner launch writes a C that was reset before its event pair (NaN; or,
+when the run's drawn beta is not 0 and the kernels read C, C's starting values put back) and is compared with the
+reference's values after it, both outside the events (alternate's `before` and `after`
 hooks, called around each event pair with the copies it uses). Calls per event pair never exceed the number of
 copies, so no copy is launched twice between one poisoning and its check: a kernel that skips work on some
-launches (once it has seen a pointer, a shape, or a number of launches) leaves NaN where it skipped and is told
-so, whichever launch it skips. Before any timing, the first launch on every copy is checked the same way
+launches (once it has seen a pointer, a shape, or a number of launches) leaves NaN (or the starting C) where it
+skipped and is told so, whichever launch it skips. alpha and beta are drawn per run too (cases.SPEED_ALPHA_BETA),
+so the timed path computes all of C = alpha A B + beta C. Before any timing, the first launch on every copy is checked the same way
 (rel_error is the worst of them). The reference's outputs are poisoned the same way, so that both kernels start
 from the same state of memory.
 
@@ -71,10 +73,15 @@ def replicate(buffers: tuple, count: int) -> list[tuple]:
     return [tuple(buffers)] + [tuple(b.copy() for b in buffers) for _ in range(count - 1)]
 
 
-def _poison(view) -> None:
+def _poison(view, start=None) -> None:
+    """C before a launch: NaN (beta = 0: a launch that skips a value leaves NaN), or, when the launch reads C
+    (beta != 0), C's starting values put back (a skipped value stays the start, not alpha A B + beta C)."""
     import cupy
 
-    view.fill(cupy.nan)
+    if start is None:
+        view.fill(cupy.nan)
+    else:
+        view[...] = start
 
 
 class _Checker:
@@ -104,7 +111,7 @@ def _sync() -> None:
     cupy.cuda.get_current_stream().synchronize()
 
 
-def timed(learner, reference, outs, out_refs, check, warmup: int, rounds: int, calls: int) -> dict:
+def timed(learner, reference, outs, out_refs, check, warmup: int, rounds: int, calls: int, start=None) -> dict:
     """kernels.timing.alternate over both kernels' copies: `calls` launches per event pair (at most one per copy),
     every copy a pair uses poisoned before it and, for the learner, checked after it (outside the events)."""
     from kernels import timing as protocol
@@ -115,7 +122,7 @@ def timed(learner, reference, outs, out_refs, check, warmup: int, rounds: int, c
 
     def before(name: str, used: list) -> None:
         for i in used:
-            _poison(targets[name][i])
+            _poison(targets[name][i], start)
 
     def after(name: str, used: list) -> None:
         if name == LEARNER:
@@ -147,11 +154,11 @@ def calls_per_pair(learner, reference, copies: int) -> int:
     return max(1, min(copies, protocol.calls_for(fastest)))
 
 
-def _first_launches(learner, reference, outs, out_refs) -> tuple:
+def _first_launches(learner, reference, outs, out_refs, start=None) -> tuple:
     """The first launch on every copy, poisoned and checked: (truth, worst relative error or NaN)."""
     for i in range(len(learner)):
-        _poison(outs[i])
-        _poison(out_refs[i])
+        _poison(outs[i], start)
+        _poison(out_refs[i], start)
         learner[i]()
         reference[i]()
     _sync()
@@ -165,23 +172,24 @@ def _first_launches(learner, reference, outs, out_refs) -> tuple:
     return truth, worst
 
 
-def measure(job: dict, learner, reference, outs, out_refs) -> dict:
-    """The checked first launches (rel_error), the timings, and the count of timed launches that were wrong."""
+def measure(job: dict, learner, reference, outs, out_refs, start=None) -> dict:
+    """The checked first launches (rel_error), the timings, and the count of timed launches that were wrong.
+    start: C's starting values when the kernels read C (beta != 0); None: C is poisoned with NaN."""
     learner, reference, outs, out_refs = list(learner), list(reference), list(outs), list(out_refs)
     if not learner or not len(learner) == len(reference) == len(outs) == len(out_refs):
         raise ValueError("one learner launch, one reference launch and one output of each per copy")
-    truth, err = _first_launches(learner, reference, outs, out_refs)
+    truth, err = _first_launches(learner, reference, outs, out_refs, start)
     check = _Checker(outs, truth)
     warmup, reps = job.get("warmup", 2), job.get("reps", 10)
     copies = len(learner)
     calls = min(int(job["calls"]), copies) if job.get("calls") else calls_per_pair(learner, reference, copies)
-    result = _summary(timed(learner, reference, outs, out_refs, check, warmup, reps, calls))
+    result = _summary(timed(learner, reference, outs, out_refs, check, warmup, reps, calls, start=start))
     result["remeasured"] = False
     band = job.get("band", BAND)
     if near_bar(result["ratio"], job.get("min_ratio"), band):
         first = {f"first_{key}": value for key, value in result.items() if key != "remeasured"}
         again = timed(learner, reference, outs, out_refs, check, warmup,
-                      job.get("remeasure_reps", REMEASURE_FACTOR * reps), calls)
+                      job.get("remeasure_reps", REMEASURE_FACTOR * reps), calls, start=start)
         result = {**_summary(again), **first, "remeasured": True}
     return {**result, "band": band, "rel_error": err if np.isfinite(err) else None,
             "launches_checked": check.launches, "wrong_launches": check.wrong, "first_wrong_launch": check.first_wrong,
