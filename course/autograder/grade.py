@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import stat
 import subprocess
 import sys
 from dataclasses import dataclass, field

@@ -406,7 +406,6 @@ def _right(run: CaseRun) -> bool:
 def _explain_failure(kernel, junk, case: dict, poison: str, tile_rows: int, first: CaseRun) -> tuple[str, dict]:
     """Why a launch gave wrong values or special values where IEEE arithmetic has none: re-run with one suspect
     removed at a time."""
-    import cupy
 
     unexpected = bool(_mismatch(first.C, first.ref).any())
     if unexpected and _right(run_case(kernel, junk, case, 0.0, poison, tile_rows)):

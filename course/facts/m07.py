@@ -667,7 +667,6 @@ def quiz_numbers(check):
           and padded_profile["smem_ld_wavefronts"] > level3_profile["smem_ld_wavefronts"]
           and bench_4096[PADDED_KERNEL]["median_ms"] > bench_4096[LEVEL3_KERNEL]["median_ms"],
           "퀴즈 m07-q03: +1 패딩은 LDS.128 일부만 잃고, 로드 명령·웨이브프론트가 늘어 더 느리다")
-    db_ms = bench.at("sgemm_double_buffer", N4)["median_ms"]
     db_profile = kernel_profiles["sgemm_double_buffer"]
     stalls = {k: v for k, v in level3_profile["stalls"].items() if k != "Selected"}
     profile_gpu = profile_record["device"].replace("NVIDIA ", "").split()[0]
